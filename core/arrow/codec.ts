@@ -1,0 +1,209 @@
+// Conversion between the typed records of records.ts and Arrow record batches, one pair per record
+// kind. Encoding wraps numeric columns without copying; decoding validates, then returns views.
+import type { RecordBatch } from 'apache-arrow';
+import type { AgentStates, Boxes, PointCloud, SensorFrame, TokenGrid } from './records.ts';
+import { schemaFor } from './schemas.ts';
+import {
+  batchFromColumns,
+  boolData,
+  fixedListData,
+  numericData,
+  readBool,
+  readFixedList,
+  readNumeric,
+  readUtf8,
+  utf8Data,
+} from './columns.ts';
+import { validateSchema, SchemaError } from './validate.ts';
+import type { Pose } from '../geometry/pose.ts';
+
+/** Per-frame metadata carried by a SensorFrame message (stream) — logs keep it in poses.arrow. */
+export function sensorFrameMetadata(frame: Omit<SensorFrame, 'points'>): Record<string, string> {
+  return {
+    log_id: frame.logId,
+    frame_index: String(frame.frameIndex),
+    timestamp_ns: frame.timestampNs.toString(),
+    pose: JSON.stringify(Array.from(frame.pose)),
+  };
+}
+
+export function pointCloudToBatch(points: PointCloud, metadata: Record<string, string> = {}): RecordBatch {
+  return batchFromColumns(schemaFor('sensorFrame', metadata), [
+    numericData(points.x),
+    numericData(points.y),
+    numericData(points.z),
+    numericData(points.intensity),
+    numericData(points.ring),
+    numericData(points.tOffset),
+  ]);
+}
+
+export function sensorFrameToBatch(frame: SensorFrame): RecordBatch {
+  return pointCloudToBatch(frame.points, sensorFrameMetadata(frame));
+}
+
+export function batchToPointCloud(batch: RecordBatch, where = 'sensor frame'): PointCloud {
+  validateSchema(batch.schema, 'sensorFrame', where);
+  return {
+    x: readNumeric<Float32Array>(batch, 'x'),
+    y: readNumeric<Float32Array>(batch, 'y'),
+    z: readNumeric<Float32Array>(batch, 'z'),
+    intensity: readNumeric<Float32Array>(batch, 'intensity'),
+    ring: readNumeric<Uint16Array>(batch, 'ring'),
+    tOffset: readNumeric<Float32Array>(batch, 't_offset'),
+  };
+}
+
+/** A SensorFrame from a self-describing batch (stream message): metadata must carry frame fields. */
+export function batchToSensorFrame(batch: RecordBatch, where = 'sensor frame'): SensorFrame {
+  const points = batchToPointCloud(batch, where);
+  const m = batch.schema.metadata;
+  const need = (k: string) => {
+    const v = m.get(k);
+    if (v === undefined) throw new SchemaError(`${where}: metadata '${k}' is missing`);
+    return v;
+  };
+  let pose: Pose;
+  try {
+    const arr = JSON.parse(need('pose')) as number[];
+    if (!Array.isArray(arr) || arr.length !== 16 || !arr.every(Number.isFinite)) throw new Error();
+    pose = Float64Array.from(arr);
+  } catch (e) {
+    if (e instanceof SchemaError) throw e;
+    throw new SchemaError(`${where}: metadata 'pose' is not 16 finite numbers`);
+  }
+  const frameIndex = Number(need('frame_index'));
+  if (!Number.isInteger(frameIndex))
+    throw new SchemaError(`${where}: metadata 'frame_index' is not an integer`);
+  let timestampNs: bigint;
+  try {
+    timestampNs = BigInt(need('timestamp_ns'));
+  } catch {
+    throw new SchemaError(`${where}: metadata 'timestamp_ns' is not an integer`);
+  }
+  return { logId: m.get('log_id') ?? '', frameIndex, timestampNs, pose, points };
+}
+
+export function boxesToBatch(b: Boxes, metadata: Record<string, string> = {}): RecordBatch {
+  return batchFromColumns(schemaFor('boxes', metadata), [
+    numericData(b.frameIndex),
+    numericData(b.trackId),
+    utf8Data(b.label),
+    numericData(b.score),
+    numericData(b.cx),
+    numericData(b.cy),
+    numericData(b.cz),
+    numericData(b.length),
+    numericData(b.width),
+    numericData(b.height),
+    numericData(b.yaw),
+    numericData(b.numPoints),
+  ]);
+}
+
+export function batchToBoxes(batch: RecordBatch, where = 'boxes'): Boxes {
+  validateSchema(batch.schema, 'boxes', where);
+  return {
+    frameIndex: readNumeric<Int32Array>(batch, 'frame_index'),
+    trackId: readNumeric<Int32Array>(batch, 'track_id'),
+    label: readUtf8(batch, 'label'),
+    score: readNumeric<Float32Array>(batch, 'score'),
+    cx: readNumeric<Float32Array>(batch, 'cx'),
+    cy: readNumeric<Float32Array>(batch, 'cy'),
+    cz: readNumeric<Float32Array>(batch, 'cz'),
+    length: readNumeric<Float32Array>(batch, 'length'),
+    width: readNumeric<Float32Array>(batch, 'width'),
+    height: readNumeric<Float32Array>(batch, 'height'),
+    yaw: readNumeric<Float32Array>(batch, 'yaw'),
+    numPoints: readNumeric<Int32Array>(batch, 'num_points'),
+  };
+}
+
+export function agentStatesToBatch(a: AgentStates, metadata: Record<string, string> = {}): RecordBatch {
+  return batchFromColumns(schemaFor('agentStates', metadata), [
+    utf8Data(a.scenarioId),
+    numericData(a.step),
+    numericData(a.agentId),
+    utf8Data(a.type),
+    numericData(a.x),
+    numericData(a.y),
+    numericData(a.z),
+    numericData(a.yaw),
+    numericData(a.vx),
+    numericData(a.vy),
+    numericData(a.length),
+    numericData(a.width),
+    numericData(a.height),
+    boolData(a.valid),
+  ]);
+}
+
+export function batchToAgentStates(batch: RecordBatch, where = 'agent states'): AgentStates {
+  validateSchema(batch.schema, 'agentStates', where);
+  return {
+    scenarioId: readUtf8(batch, 'scenario_id'),
+    step: readNumeric<Int32Array>(batch, 'step'),
+    agentId: readNumeric<Int32Array>(batch, 'agent_id'),
+    type: readUtf8(batch, 'type'),
+    x: readNumeric<Float32Array>(batch, 'x'),
+    y: readNumeric<Float32Array>(batch, 'y'),
+    z: readNumeric<Float32Array>(batch, 'z'),
+    yaw: readNumeric<Float32Array>(batch, 'yaw'),
+    vx: readNumeric<Float32Array>(batch, 'vx'),
+    vy: readNumeric<Float32Array>(batch, 'vy'),
+    length: readNumeric<Float32Array>(batch, 'length'),
+    width: readNumeric<Float32Array>(batch, 'width'),
+    height: readNumeric<Float32Array>(batch, 'height'),
+    valid: readBool(batch, 'valid'),
+  };
+}
+
+/** Token grids of equal shape as one batch (one row per frame). */
+export function tokensToBatch(
+  grids: readonly TokenGrid[],
+  metadata: Record<string, string> = {},
+): RecordBatch {
+  if (grids.length === 0) throw new Error('tokensToBatch: no grids');
+  const { rows, cols } = grids[0];
+  const cells = rows * cols;
+  const frameIndex = new Int32Array(grids.length);
+  const poses = new Float64Array(16 * grids.length);
+  const tokens = new Int32Array(cells * grids.length);
+  grids.forEach((g, i) => {
+    if (g.rows !== rows || g.cols !== cols || g.tokens.length !== cells) {
+      throw new Error(`tokensToBatch: grid ${i} is ${g.rows}×${g.cols}, expected ${rows}×${cols}`);
+    }
+    frameIndex[i] = g.frameIndex;
+    poses.set(g.pose, 16 * i);
+    tokens.set(g.tokens, cells * i);
+  });
+  const schema = schemaFor('tokens', { ...metadata, grid_rows: String(rows), grid_cols: String(cols) });
+  return batchFromColumns(schema, [
+    numericData(frameIndex),
+    fixedListData(poses, 16),
+    fixedListData(tokens, cells),
+  ]);
+}
+
+export function batchToTokens(batch: RecordBatch, where = 'tokens'): TokenGrid[] {
+  validateSchema(batch.schema, 'tokens', where);
+  const rows = Number(batch.schema.metadata.get('grid_rows'));
+  const cols = Number(batch.schema.metadata.get('grid_cols'));
+  if (!(rows > 0 && cols > 0)) throw new SchemaError(`${where}: metadata grid_rows/grid_cols missing`);
+  const frameIndex = readNumeric<Int32Array>(batch, 'frame_index');
+  const poses = readFixedList<Float64Array>(batch, 'pose');
+  const tokens = readFixedList<Int32Array>(batch, 'tokens');
+  const cells = rows * cols;
+  if (tokens.length !== cells * batch.numRows) {
+    throw new SchemaError(
+      `${where}: token rows hold ${tokens.length / batch.numRows} cells, expected ${cells}`,
+    );
+  }
+  return Array.from({ length: batch.numRows }, (_, i) => ({
+    frameIndex: frameIndex[i],
+    rows,
+    cols,
+    pose: poses.slice(16 * i, 16 * i + 16),
+    tokens: tokens.slice(cells * i, cells * (i + 1)),
+  }));
+}

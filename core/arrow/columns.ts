@@ -1,0 +1,114 @@
+// Column helpers between typed arrays and Arrow Data: wrap without copying where the layouts agree
+// (numeric columns), encode where they do not (utf8 strings, bit-packed booleans).
+import {
+  Bool,
+  type Data,
+  type DataType,
+  Field,
+  FixedSizeList,
+  Float32,
+  Float64,
+  Int32,
+  Int64,
+  makeData,
+  type RecordBatch,
+  Struct,
+  Uint16,
+  Utf8,
+  RecordBatch as RecordBatchCtor,
+  type Schema,
+} from 'apache-arrow';
+
+type Numeric = Float32Array | Float64Array | Int32Array | Uint16Array | BigInt64Array;
+
+function numericType(a: Numeric): DataType {
+  if (a instanceof Float32Array) return new Float32();
+  if (a instanceof Float64Array) return new Float64();
+  if (a instanceof Int32Array) return new Int32();
+  if (a instanceof Uint16Array) return new Uint16();
+  return new Int64();
+}
+
+/** Wrap a typed array as an Arrow column without copying. */
+export function numericData(values: Numeric): Data {
+  return makeData({ type: numericType(values), length: values.length, nullCount: 0, data: values } as never);
+}
+
+/** A FixedSizeList column of `size` values per row over a flat typed array (no copy). */
+export function fixedListData(values: Float64Array | Int32Array, size: number): Data {
+  if (values.length % size !== 0)
+    throw new Error(`fixed list: ${values.length} values is not a multiple of ${size}`);
+  const child = numericData(values);
+  const type = new FixedSizeList(size, new Field('item', child.type, false));
+  return makeData({ type, length: values.length / size, nullCount: 0, child });
+}
+
+export function utf8Data(strings: readonly string[]): Data {
+  const enc = new TextEncoder();
+  const encoded = strings.map((s) => enc.encode(s));
+  const offsets = new Int32Array(strings.length + 1);
+  for (let i = 0; i < encoded.length; i++) offsets[i + 1] = offsets[i] + encoded[i].length;
+  const bytes = new Uint8Array(offsets[strings.length]);
+  for (let i = 0; i < encoded.length; i++) bytes.set(encoded[i], offsets[i]);
+  return makeData({
+    type: new Utf8(),
+    length: strings.length,
+    nullCount: 0,
+    valueOffsets: offsets,
+    data: bytes,
+  });
+}
+
+export function boolData(values: Uint8Array): Data {
+  const bits = new Uint8Array((values.length + 7) >> 3);
+  for (let i = 0; i < values.length; i++) if (values[i]) bits[i >> 3] |= 1 << (i & 7);
+  return makeData({ type: new Bool(), length: values.length, nullCount: 0, data: bits });
+}
+
+/** A record batch from a schema and one Data per field, in field order. */
+export function batchFromColumns(schema: Schema, columns: Data[]): RecordBatch {
+  const length = columns.length ? columns[0].length : 0;
+  for (let i = 0; i < columns.length; i++) {
+    if (columns[i].length !== length) {
+      throw new Error(`column '${schema.fields[i].name}' has ${columns[i].length} rows, expected ${length}`);
+    }
+  }
+  const data = makeData({ type: new Struct(schema.fields), length, nullCount: 0, children: columns });
+  return new RecordBatchCtor(schema, data);
+}
+
+function columnData(batch: RecordBatch, name: string): Data {
+  const col = batch.getChild(name);
+  if (!col) throw new Error(`column '${name}' is missing`);
+  if (col.data.length !== 1) throw new Error(`column '${name}' has ${col.data.length} chunks, expected 1`);
+  return col.data[0];
+}
+
+/** A numeric column's values as a typed-array view (no copy). */
+export function readNumeric<T extends Numeric>(batch: RecordBatch, name: string): T {
+  const d = columnData(batch, name);
+  return (d.values as T).subarray(d.offset, d.offset + d.length) as T;
+}
+
+/** A FixedSizeList<number> column's values flattened (no copy). */
+export function readFixedList<T extends Float64Array | Int32Array>(batch: RecordBatch, name: string): T {
+  const d = columnData(batch, name);
+  const size = (d.type as FixedSizeList).listSize;
+  const child = d.children[0];
+  const start = (child.offset + d.offset * size) | 0;
+  return (child.values as T).subarray(start, start + d.length * size) as T;
+}
+
+export function readUtf8(batch: RecordBatch, name: string): string[] {
+  const col = batch.getChild(name);
+  if (!col) throw new Error(`column '${name}' is missing`);
+  return Array.from(col.toArray() as Iterable<string>, (s) => String(s));
+}
+
+export function readBool(batch: RecordBatch, name: string): Uint8Array {
+  const col = batch.getChild(name);
+  if (!col) throw new Error(`column '${name}' is missing`);
+  const out = new Uint8Array(col.length);
+  for (let i = 0; i < col.length; i++) out[i] = col.get(i) ? 1 : 0;
+  return out;
+}

@@ -1,0 +1,94 @@
+// Arrow schemas of every record drivekit exchanges (DESIGN.md "Data contracts"), versioned through the
+// `drivekit.schema` metadata key (e.g. `sensor_frame/1`) so readers can refuse what they do not know.
+import {
+  Bool,
+  type DataType,
+  Field,
+  FixedSizeList,
+  Float32,
+  Float64,
+  Int32,
+  Int64,
+  Schema,
+  Uint16,
+  Utf8,
+} from 'apache-arrow';
+
+export const SCHEMA_KEY = 'drivekit.schema';
+
+export const SCHEMA_VERSIONS = {
+  sensorFrame: 'sensor_frame/1',
+  boxes: 'boxes/1',
+  agentStates: 'agent_states/1',
+  tokens: 'tokens/1',
+  poses: 'poses/1',
+} as const;
+
+export type RecordKind = keyof typeof SCHEMA_VERSIONS;
+
+const f = (name: string, type: DataType) => new Field(name, type, false);
+const poseType = () => new FixedSizeList(16, new Field('item', new Float64(), false));
+
+export const FIELDS: Record<RecordKind, Field[]> = {
+  sensorFrame: [
+    f('x', new Float32()),
+    f('y', new Float32()),
+    f('z', new Float32()),
+    f('intensity', new Float32()),
+    f('ring', new Uint16()),
+    f('t_offset', new Float32()),
+  ],
+  boxes: [
+    f('frame_index', new Int32()),
+    f('track_id', new Int32()),
+    f('label', new Utf8()),
+    f('score', new Float32()),
+    f('cx', new Float32()),
+    f('cy', new Float32()),
+    f('cz', new Float32()),
+    f('length', new Float32()),
+    f('width', new Float32()),
+    f('height', new Float32()),
+    f('yaw', new Float32()),
+    f('num_points', new Int32()),
+  ],
+  agentStates: [
+    f('scenario_id', new Utf8()),
+    f('step', new Int32()),
+    f('agent_id', new Int32()),
+    f('type', new Utf8()),
+    f('x', new Float32()),
+    f('y', new Float32()),
+    f('z', new Float32()),
+    f('yaw', new Float32()),
+    f('vx', new Float32()),
+    f('vy', new Float32()),
+    f('length', new Float32()),
+    f('width', new Float32()),
+    f('height', new Float32()),
+    f('valid', new Bool()),
+  ],
+  tokens: [
+    f('frame_index', new Int32()),
+    f('pose', poseType()),
+    // One row per frame: the grid flattened row-major; its shape is in the metadata.
+    f('tokens', new FixedSizeList(1, new Field('item', new Int32(), false))),
+  ],
+  poses: [f('frame_index', new Int32()), f('timestamp_ns', new Int64()), f('pose', poseType())],
+};
+
+/** The schema of a record kind, with its version and any extra metadata. */
+export function schemaFor(kind: RecordKind, metadata: Record<string, string> = {}): Schema {
+  const meta = new Map<string, string>([[SCHEMA_KEY, SCHEMA_VERSIONS[kind]], ...Object.entries(metadata)]);
+  let fields = FIELDS[kind];
+  if (kind === 'tokens') {
+    const cells = Number(metadata.grid_rows) * Number(metadata.grid_cols);
+    if (!(cells > 0)) throw new Error('tokens schema needs grid_rows and grid_cols metadata');
+    fields = [
+      fields[0],
+      fields[1],
+      f('tokens', new FixedSizeList(cells, new Field('item', new Int32(), false))),
+    ];
+  }
+  return new Schema(fields, meta);
+}

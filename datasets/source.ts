@@ -1,0 +1,28 @@
+// What every dataset reader provides: a sequence of sweeps (vehicle frame, with poses) and optional
+// ground-truth boxes, so that one importer turns any source into a drivekit log.
+import type { Boxes } from '../core/arrow/records.ts';
+import type { FrameInput } from './logstore.ts';
+
+export interface ReaderOptions {
+  /** KITTI odometry poses (3×4 per line) for sequences that have them. */
+  posesPath?: string;
+  /** Sweep rate when the source does not say (Hz). */
+  rateHz?: number;
+}
+
+export interface SourceSequence {
+  /** Short source name stored in meta.json ('kitti', 'pcd', 'av2', …). */
+  source: string;
+  sensor: string | null;
+  rateHz: number;
+  frameCount: number;
+  /** Sweeps in order; a reader may load them lazily. */
+  frames(): AsyncIterable<FrameInput> | Iterable<FrameInput>;
+  /** Ground-truth boxes in each frame's vehicle frame, or null when the source has none. */
+  labels(): Boxes | null;
+  /** Facts worth keeping in meta.json (paths, calibration, counts). */
+  extra?: Record<string, unknown>;
+}
+
+/** Opens a path as a sequence; throws InputError naming the file and problem on bad input. */
+export type SourceOpener = (inputPath: string, opts: ReaderOptions) => Promise<SourceSequence>;

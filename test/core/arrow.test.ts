@@ -1,0 +1,147 @@
+import { describe, expect, it } from 'vitest';
+import { Field, Float64, RecordBatch, Schema } from 'apache-arrow';
+import {
+  agentStatesToBatch,
+  batchToAgentStates,
+  batchToBoxes,
+  batchToSensorFrame,
+  batchToTokens,
+  boxesToBatch,
+  sensorFrameToBatch,
+  tokensToBatch,
+} from '../../core/arrow/codec.ts';
+import { decodeBatch, encodeBatch } from '../../core/arrow/ipc.ts';
+import { allocatePointCloud, boxesFromRows } from '../../core/arrow/records.ts';
+import { FIELDS, schemaFor } from '../../core/arrow/schemas.ts';
+import { SchemaError, validateSchema } from '../../core/arrow/validate.ts';
+import { poseFromTranslationYaw } from '../../core/geometry/pose.ts';
+
+describe('arrow records', () => {
+  it('wraps typed arrays without copying', () => {
+    const p = allocatePointCloud(100);
+    const batch = sensorFrameToBatch({
+      logId: 'l',
+      frameIndex: 3,
+      timestampNs: 5n,
+      pose: poseFromTranslationYaw(1, 2, 3, 0.5),
+      points: p,
+    });
+    p.x[7] = 42; // visible through the batch: the column shares the buffer
+    expect(batch.getChild('x')!.get(7)).toBe(42);
+  });
+
+  it('round-trips a SensorFrame through IPC stream bytes with its metadata', () => {
+    const p = allocatePointCloud(1000);
+    for (let i = 0; i < 1000; i++) {
+      p.x[i] = i;
+      p.ring[i] = i % 64;
+      p.tOffset[i] = i / 1e4;
+    }
+    const pose = poseFromTranslationYaw(1, 2, 3, 0.5);
+    const bytes = encodeBatch(
+      sensorFrameToBatch({ logId: 'log-a', frameIndex: 12, timestampNs: 1234567890123n, pose, points: p }),
+    );
+    const f = batchToSensorFrame(decodeBatch(bytes));
+    expect(f.logId).toBe('log-a');
+    expect(f.frameIndex).toBe(12);
+    expect(f.timestampNs).toBe(1234567890123n);
+    expect(Array.from(f.pose)).toEqual(Array.from(pose));
+    expect(Array.from(f.points.x)).toEqual(Array.from(p.x));
+    expect(Array.from(f.points.ring)).toEqual(Array.from(p.ring));
+    expect(f.points.tOffset[999]).toBeCloseTo(0.0999, 6);
+  });
+
+  it('round-trips Boxes, AgentStates and Tokens', () => {
+    const boxes = boxesFromRows([
+      {
+        frameIndex: 0,
+        trackId: 4,
+        label: 'car',
+        cx: 1,
+        cy: 2,
+        cz: 0.5,
+        length: 4,
+        width: 2,
+        height: 1.5,
+        yaw: 0.3,
+        numPoints: 50,
+      },
+      { frameIndex: 1, cx: -1, cy: 0, cz: 0, length: 1, width: 1, height: 1, yaw: 0, score: 0.4 },
+    ]);
+    const b = batchToBoxes(decodeBatch(encodeBatch(boxesToBatch(boxes))));
+    expect(b.label).toEqual(['car', 'object']);
+    expect(Array.from(b.trackId)).toEqual([4, -1]);
+    expect(b.score[1]).toBeCloseTo(0.4, 6);
+    expect(Array.from(b.numPoints)).toEqual([50, -1]);
+
+    const n = 3;
+    const a = batchToAgentStates(
+      decodeBatch(
+        encodeBatch(
+          agentStatesToBatch({
+            scenarioId: ['s', 's', 's'],
+            step: Int32Array.of(0, 0, 1),
+            agentId: Int32Array.of(1, 2, 1),
+            type: ['vehicle', 'pedestrian', 'vehicle'],
+            x: Float32Array.of(1, 2, 3),
+            y: new Float32Array(n),
+            z: new Float32Array(n),
+            yaw: new Float32Array(n),
+            vx: new Float32Array(n),
+            vy: new Float32Array(n),
+            length: new Float32Array(n).fill(4),
+            width: new Float32Array(n).fill(2),
+            height: new Float32Array(n).fill(1.5),
+            valid: Uint8Array.of(1, 0, 1),
+          }),
+        ),
+      ),
+    );
+    expect(Array.from(a.valid)).toEqual([1, 0, 1]);
+    expect(a.type[1]).toBe('pedestrian');
+
+    const grid = {
+      frameIndex: 2,
+      rows: 2,
+      cols: 3,
+      pose: poseFromTranslationYaw(0, 0, 0, 1),
+      tokens: Int32Array.of(5, 4, 3, 2, 1, 0),
+    };
+    const t = batchToTokens(decodeBatch(encodeBatch(tokensToBatch([grid, { ...grid, frameIndex: 3 }]))));
+    expect(t).toHaveLength(2);
+    expect(Array.from(t[1].tokens)).toEqual([5, 4, 3, 2, 1, 0]);
+    expect(t[1].frameIndex).toBe(3);
+    expect(t[0].pose[1]).toBeCloseTo(-Math.sin(1), 12);
+  });
+
+  it('names the missing or mistyped column', () => {
+    const fields = FIELDS.sensorFrame.filter((f) => f.name !== 'ring');
+    expect(() => validateSchema(new Schema(fields), 'sensorFrame')).toThrow(/column 'ring' is missing/);
+    const wrong = FIELDS.sensorFrame.map((f) => (f.name === 'z' ? new Field('z', new Float64()) : f));
+    expect(() => validateSchema(new Schema(wrong), 'sensorFrame')).toThrow(
+      /column 'z' has type Float64, expected Float32/,
+    );
+    expect(() => validateSchema(schemaFor('boxes'), 'sensorFrame')).toThrow(SchemaError);
+    expect(() => validateSchema(schemaFor('sensorFrame'), 'sensorFrame')).not.toThrow();
+  });
+
+  it('rejects a SensorFrame message whose metadata is broken', () => {
+    const batch = sensorFrameToBatch({
+      logId: 'x',
+      frameIndex: 0,
+      timestampNs: 0n,
+      pose: poseFromTranslationYaw(0, 0, 0, 0),
+      points: allocatePointCloud(2),
+    });
+    const meta = new Map(batch.schema.metadata);
+    meta.set('pose', '[1,2]');
+    const broken = new RecordBatch(new Schema(batch.schema.fields, meta), batch.data);
+    expect(() => batchToSensorFrame(decodeBatch(encodeBatch(broken)))).toThrow(
+      /'pose' is not 16 finite numbers/,
+    );
+    meta.set('pose', batch.schema.metadata.get('pose')!);
+    meta.delete('frame_index');
+    const noIndex = new RecordBatch(new Schema(batch.schema.fields, meta), batch.data);
+    expect(() => batchToSensorFrame(noIndex)).toThrow(/'frame_index' is missing/);
+  });
+});

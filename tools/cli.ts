@@ -1,0 +1,42 @@
+// The `drivekit` command line: a table of commands, each loaded only when it runs (so `drivekit info`
+// does not pay for onnxruntime or three.js), with one-line errors and non-zero exits on failure.
+import { Command } from 'commander';
+import { describeError } from '../core/errors.ts';
+import { COMMANDS } from './commands/index.ts';
+
+async function main(argv: string[]): Promise<void> {
+  const program = new Command('drivekit')
+    .description(
+      'Self-driving perception and simulation: LiDAR logs → labels, world models, closed-loop traffic',
+    )
+    .version('0.1.0')
+    .showHelpAfterError()
+    .exitOverride();
+  const wanted = argv[2];
+  for (const spec of COMMANDS) {
+    if (spec.name === wanted) {
+      const mod = await spec.load();
+      mod.register(program);
+    } else {
+      program.command(spec.name).description(spec.summary);
+    }
+  }
+  try {
+    await program.parseAsync(argv);
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    if (code === 'commander.helpDisplayed' || code === 'commander.version' || code === 'commander.help')
+      return;
+    if (code?.startsWith('commander.')) {
+      process.exitCode = (e as { exitCode?: number }).exitCode || 2;
+      return;
+    }
+    throw e;
+  }
+}
+
+main(process.argv).catch((e: unknown) => {
+  process.stderr.write(`drivekit: ${describeError(e)}\n`);
+  if (process.env.DRIVEKIT_DEBUG) console.error(e);
+  process.exit(1);
+});

@@ -1,0 +1,31 @@
+// The command table of the CLI: name, one-line summary, and a lazy loader for the module that
+// registers the full command (options, help, action) with commander.
+import type { Command } from 'commander';
+
+export interface CommandModule {
+  register(program: Command): void;
+}
+
+export interface CommandSpec {
+  name: string;
+  summary: string;
+  load: () => Promise<CommandModule>;
+}
+
+export const COMMANDS: CommandSpec[] = [
+  {
+    name: 'import',
+    summary: 'import a dataset (KITTI, PCD, nuScenes, AV2, LAS/LAZ, PLY) into a log',
+    load: () => import('./import.ts'),
+  },
+  {
+    name: 'info',
+    summary: 'summarise a log: frames, points, duration, extent, labels',
+    load: () => import('./info.ts'),
+  },
+  {
+    name: 'demo',
+    summary: 'the main job: the whole loop on the embedded synthetic default, with a report',
+    load: () => import('./demo.ts'),
+  },
+];

@@ -1,0 +1,5 @@
+// The steps of `drivekit demo`, in order: each stage of drivekit adds its step here.
+import type { DemoStep } from './context.ts';
+import { importKitti } from './importKitti.ts';
+
+export const DEMO_STEPS: DemoStep[] = [importKitti];

@@ -1,0 +1,80 @@
+// The summary of a log printed by `drivekit info` and the demo report: counts, point statistics,
+// duration, extents and labels, as a JSON-ready object and as aligned text.
+import type { LogReader, Extent } from '../../datasets/logstore.ts';
+
+export interface LogSummary {
+  log: string;
+  logId: string;
+  source: string;
+  sensor: string | null;
+  frames: number;
+  points: { total: number; min: number; median: number; max: number };
+  droppedNonFinite: number;
+  durationS: number;
+  rateHz: number;
+  extent: { points: Extent | null; trajectory: Extent | null };
+  labels: { boxes: number; tracks: number; classes: Record<string, number> } | null;
+}
+
+export function logSummary(log: LogReader): LogSummary {
+  const counts = [...log.meta.pointsPerFrame].sort((a, b) => a - b);
+  const n = counts.length;
+  const ts = log.timestampsNs;
+  const durationS = n > 1 ? Number(ts[n - 1] - ts[0]) / 1e9 : 0;
+  const labels = log.readBoxes('labels');
+  let labelSummary: LogSummary['labels'] = null;
+  if (labels) {
+    const classes: Record<string, number> = {};
+    for (const l of labels.label) classes[l] = (classes[l] ?? 0) + 1;
+    const tracks = new Set<number>();
+    for (const t of labels.trackId) if (t >= 0) tracks.add(t);
+    labelSummary = { boxes: labels.cx.length, tracks: tracks.size, classes };
+  }
+  return {
+    log: log.dir,
+    logId: log.meta.logId,
+    source: log.meta.source,
+    sensor: log.meta.sensor,
+    frames: n,
+    points: {
+      total: counts.reduce((s, c) => s + c, 0),
+      min: n ? counts[0] : 0,
+      median: n ? (n % 2 ? counts[(n - 1) / 2] : (counts[n / 2 - 1] + counts[n / 2]) / 2) : 0,
+      max: n ? counts[n - 1] : 0,
+    },
+    droppedNonFinite: log.meta.droppedNonFinite,
+    durationS,
+    rateHz: log.meta.rateHz,
+    extent: { points: log.meta.pointExtent, trajectory: log.meta.trajectoryExtent },
+    labels: labelSummary,
+  };
+}
+
+const fmtExtent = (e: Extent | null) =>
+  e
+    ? `x [${e.min[0].toFixed(1)}, ${e.max[0].toFixed(1)}]  y [${e.min[1].toFixed(1)}, ${e.max[1].toFixed(1)}]  z [${e.min[2].toFixed(1)}, ${e.max[2].toFixed(1)}] m`
+    : '—';
+
+export function formatLogSummary(s: LogSummary): string {
+  const rows: [string, string][] = [
+    ['log', `${s.log} (${s.logId})`],
+    ['source', `${s.source}${s.sensor ? ', ' + s.sensor : ''}`],
+    ['frames', `${s.frames} at ${s.rateHz} Hz, ${s.durationS.toFixed(2)} s`],
+    [
+      'points',
+      `${s.points.total.toLocaleString('en-US')} total; per frame min ${s.points.min}, median ${s.points.median}, max ${s.points.max}`,
+    ],
+    ['dropped NaN/Inf', String(s.droppedNonFinite)],
+    ['point extent', fmtExtent(s.extent.points)],
+    ['trajectory', fmtExtent(s.extent.trajectory)],
+    [
+      'labels',
+      s.labels
+        ? `${s.labels.boxes} boxes, ${s.labels.tracks} tracks (${Object.entries(s.labels.classes)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(', ')})`
+        : 'none',
+    ],
+  ];
+  return rows.map(([k, v]) => `${k.padEnd(16)} ${v}`).join('\n');
+}
