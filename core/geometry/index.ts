@@ -4,3 +4,4 @@ export * from './box.ts';
 export * from './polygon.ts';
 export * from './iou.ts';
 export * from './minAreaRect.ts';
+export * from './polyline.ts';

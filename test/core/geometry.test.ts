@@ -3,6 +3,10 @@ import {
   bevIou,
   composePoses,
   convexHull,
+  pointAtArcLength,
+  polylineLength,
+  projectOntoPolyline,
+  resamplePolyline,
   countPointsInBox,
   identityPose,
   invertPose,
@@ -165,5 +169,26 @@ describe('polygons and rectangles', () => {
     expect(r.width).toBeCloseTo(0, 9);
     expect(r.yaw).toBeCloseTo(Math.PI / 4, 9);
     expect(() => minAreaRect([], [])).toThrow(/no points/);
+  });
+});
+
+describe('polylines', () => {
+  const L = [0, 0, 10, 0, 10, 5];
+  it('measures, interpolates and projects', () => {
+    expect(polylineLength(L)).toBe(15);
+    const p = pointAtArcLength(L, 12);
+    expect(p.x).toBeCloseTo(10, 12);
+    expect(p.y).toBeCloseTo(2, 12);
+    expect(p.heading).toBeCloseTo(Math.PI / 2, 12);
+    expect(pointAtArcLength(L, 99).y).toBe(5); // clamped
+    const left = projectOntoPolyline(L, 4, 1);
+    expect(left.s).toBeCloseTo(4, 12);
+    expect(left.lateral).toBeCloseTo(1, 12);
+    const right = projectOntoPolyline(L, 11, 3);
+    expect(right.s).toBeCloseTo(13, 12);
+    expect(right.lateral).toBeCloseTo(-1, 12);
+    const r = resamplePolyline(L, 1);
+    expect(r.length / 2).toBe(16);
+    expect(r[r.length - 1]).toBe(5);
   });
 });
