@@ -1,0 +1,297 @@
+// Save and load a Scenario: as one JSON file (`*.json`, format drivekit.scenario/1) or as a directory
+// of Arrow IPC files (agents/agent_info/lanes/map_features/traffic_lights.arrow; see scenarioTables.ts).
+import fs from 'node:fs';
+import path from 'node:path';
+import { RecordBatchFileWriter, type RecordBatch, Table } from 'apache-arrow';
+import { writeFileAtomicSync } from '../core/atomic.ts';
+import { readArrowFile } from '../core/arrow/ipc.ts';
+import { SchemaError } from '../core/arrow/validate.ts';
+import { InputError } from '../core/errors.ts';
+import {
+  type AgentType,
+  allocateAgentTracks,
+  emptyMap,
+  type MapFeature,
+  type Scenario,
+  type StopLine,
+} from './scenario.ts';
+import {
+  batchesToScenario,
+  SCENARIO_TABLES,
+  type ScenarioTableName,
+  scenarioToBatches,
+} from './scenarioTables.ts';
+import { validateScenario, type ValidationReport } from './validateScenario.ts';
+
+export const SCENARIO_JSON_FORMAT = 'drivekit.scenario/1';
+
+/** True when `p` is a scenario stored as Arrow tables (a directory holding agents.arrow). */
+export function isScenarioDir(p: string): boolean {
+  return fs.existsSync(path.join(p, 'agents.arrow')) && fs.existsSync(path.join(p, 'agent_info.arrow'));
+}
+
+/**
+ * Save a scenario: `*.json` → one JSON file; anything else → a directory of Arrow tables. Validates
+ * first; writes atomically (a JSON temp file, or a temp directory renamed into place).
+ */
+export function saveScenario(s: Scenario, target: string): void {
+  validateScenario(s, target, { requireValidAgent: false, repair: false });
+  fs.mkdirSync(path.dirname(path.resolve(target)), { recursive: true });
+  if (target.endsWith('.json')) {
+    writeFileAtomicSync(target, JSON.stringify(scenarioToJson(s)));
+    return;
+  }
+  const tmp = path.join(path.dirname(target), `.${path.basename(target)}.tmp-${process.pid}-${Date.now()}`);
+  fs.mkdirSync(tmp, { recursive: true });
+  try {
+    const batches = scenarioToBatches(s);
+    for (const name of Object.keys(SCENARIO_TABLES) as ScenarioTableName[]) {
+      const bytes = RecordBatchFileWriter.writeAll(new Table([batches[name]])).toUint8Array(true);
+      fs.writeFileSync(path.join(tmp, `${name}.arrow`), bytes);
+    }
+    // Replace an older scenario at the target only once the new one is complete.
+    const old = fs.existsSync(target) ? `${tmp}.old` : null;
+    if (old) fs.renameSync(target, old);
+    fs.renameSync(tmp, target);
+    if (old) fs.rmSync(old, { recursive: true, force: true });
+  } catch (e) {
+    fs.rmSync(tmp, { recursive: true, force: true });
+    throw e;
+  }
+}
+
+/** Load a scenario from a `.json` file or an Arrow scenario directory, validated. */
+export function loadScenario(source: string, report?: ValidationReport): Scenario {
+  if (!fs.existsSync(source)) throw new InputError(source, 'no such file or directory');
+  let s: Scenario;
+  if (fs.statSync(source).isDirectory()) {
+    if (!isScenarioDir(source))
+      throw new InputError(source, 'not a scenario directory (agents.arrow and agent_info.arrow expected)');
+    const tables = {} as Record<ScenarioTableName, RecordBatch[]>;
+    for (const name of Object.keys(SCENARIO_TABLES) as ScenarioTableName[]) {
+      const file = path.join(source, `${name}.arrow`);
+      // Map tables are optional: a scenario without a map (AV2 tracks) may omit them.
+      if (name !== 'agents' && name !== 'agent_info' && !fs.existsSync(file)) tables[name] = [];
+      else tables[name] = readArrowTable(file);
+    }
+    try {
+      s = batchesToScenario(tables, (name) => path.join(source, `${name}.arrow`));
+    } catch (e) {
+      if (e instanceof SchemaError) {
+        const [file, ...rest] = e.message.split(': ');
+        throw new InputError(file, rest.join(': '));
+      }
+      throw e;
+    }
+  } else {
+    let json: unknown;
+    try {
+      json = JSON.parse(fs.readFileSync(source, 'utf8'));
+    } catch (e) {
+      throw new InputError(source, `not valid JSON (${(e as Error).message})`);
+    }
+    s = scenarioFromJson(json, source);
+  }
+  const r = validateScenario(s, source);
+  if (report) report.invalidatedStates = r.invalidatedStates;
+  return s;
+}
+
+/** Batches of an Arrow IPC file, refusing files that are not Arrow (apache-arrow reads them as empty). */
+function readArrowTable(file: string): RecordBatch[] {
+  const fd = fs.openSync(file, 'r');
+  const magic = Buffer.alloc(6);
+  try {
+    fs.readSync(fd, magic, 0, 6, 0);
+  } finally {
+    fs.closeSync(fd);
+  }
+  if (magic.toString('latin1') !== 'ARROW1')
+    throw new InputError(file, 'not an Arrow IPC file (no ARROW1 magic)');
+  const { batches } = readArrowFile(file);
+  if (batches.length === 0) throw new InputError(file, 'holds no record batch');
+  return batches;
+}
+
+// ---- JSON ----------------------------------------------------------------------------------------
+
+interface JsonFeature {
+  id: number;
+  xy: number[];
+  lane_id?: number;
+}
+
+/** The JSON document of a scenario: readable, one object per agent and per map feature. */
+export function scenarioToJson(s: Scenario): Record<string, unknown> {
+  const a = s.agents;
+  const T = s.numSteps;
+  const feat = (f: MapFeature): JsonFeature => ({ id: f.id, xy: Array.from(f.xy) });
+  return {
+    format: SCENARIO_JSON_FORMAT,
+    id: s.id,
+    source: s.source,
+    dt_s: s.dtS,
+    num_steps: T,
+    current_step: s.currentStep,
+    ego_index: s.egoIndex,
+    agents: Array.from(a.ids, (id, i) => {
+      const span = <A extends Float32Array | Uint8Array>(arr: A) =>
+        Array.from(arr.subarray(i * T, (i + 1) * T));
+      return {
+        id,
+        type: a.types[i],
+        length: a.length[i],
+        width: a.width[i],
+        height: a.height[i],
+        controlled: s.controlled[i] === 1,
+        goal: Number.isFinite(s.goalX[i]) ? [s.goalX[i], s.goalY[i]] : null,
+        route: s.routes[i],
+        x: span(a.x),
+        y: span(a.y),
+        z: span(a.z),
+        yaw: span(a.yaw),
+        vx: span(a.vx),
+        vy: span(a.vy),
+        valid: span(a.valid),
+      };
+    }),
+    map: {
+      lanes: s.map.lanes.map((l) => ({
+        id: l.id,
+        xy: Array.from(l.xy),
+        width_m: l.widthM,
+        speed_limit_mps: l.speedLimitMps,
+        successors: l.successors,
+        predecessors: l.predecessors,
+        left_neighbors: l.leftNeighbors,
+        right_neighbors: l.rightNeighbors,
+        in_intersection: l.inIntersection,
+      })),
+      road_edges: s.map.roadEdges.map(feat),
+      drivable_areas: s.map.drivableAreas.map(feat),
+      crosswalks: s.map.crosswalks.map(feat),
+      sidewalks: s.map.sidewalks.map(feat),
+      stop_lines: s.map.stopLines.map((f) => ({ ...feat(f), lane_id: f.laneId })),
+      traffic_lights: s.map.trafficLights.map((l) => ({
+        lane_id: l.laneId,
+        stop_x: l.stopX,
+        stop_y: l.stopY,
+        states: Array.from(l.states),
+      })),
+    },
+  };
+}
+
+/** Parse the JSON document (as produced by scenarioToJson), naming `file` and the field on error. */
+export function scenarioFromJson(doc: unknown, file: string): Scenario {
+  const fail = (problem: string): never => {
+    throw new InputError(file, problem);
+  };
+  const obj = (v: unknown, what: string): Record<string, unknown> =>
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? (v as Record<string, unknown>)
+      : fail(`${what} is not an object`);
+  const num = (v: unknown, what: string): number =>
+    typeof v === 'number' ? v : fail(`${what} is not a number`);
+  const arr = (v: unknown, what: string): unknown[] =>
+    Array.isArray(v) ? v : fail(`${what} is not an array`);
+  const nums = (v: unknown, what: string): number[] =>
+    arr(v, what).map((x, i) =>
+      typeof x === 'number' ? x : x === null ? NaN : fail(`${what}[${i}] is not a number`),
+    );
+  const d = obj(doc, 'the document');
+  if (d.format !== SCENARIO_JSON_FORMAT)
+    fail(`format is ${JSON.stringify(d.format)}, expected ${SCENARIO_JSON_FORMAT}`);
+  const T = num(d.num_steps, 'num_steps');
+  if (!Number.isInteger(T) || T < 1) fail(`num_steps ${T} is not a positive integer`);
+  const agents = arr(d.agents, 'agents');
+  const n = agents.length;
+  const tracks = allocateAgentTracks(n, T);
+  const controlled = new Uint8Array(n);
+  const goalX = new Float32Array(n).fill(NaN);
+  const goalY = new Float32Array(n).fill(NaN);
+  const routes: number[][] = [];
+  agents.forEach((raw, i) => {
+    const a = obj(raw, `agents[${i}]`);
+    const w = `agents[${i}]`;
+    tracks.ids[i] = num(a.id, `${w}.id`);
+    tracks.types[i] = String(a.type) as AgentType;
+    tracks.length[i] = num(a.length, `${w}.length`);
+    tracks.width[i] = num(a.width, `${w}.width`);
+    tracks.height[i] = num(a.height, `${w}.height`);
+    controlled[i] = a.controlled ? 1 : 0;
+    if (a.goal !== null && a.goal !== undefined) {
+      const g = nums(a.goal, `${w}.goal`);
+      if (g.length !== 2) fail(`${w}.goal must be [x, y]`);
+      goalX[i] = g[0];
+      goalY[i] = g[1];
+    }
+    routes.push(a.route === undefined ? [] : nums(a.route, `${w}.route`));
+    for (const key of ['x', 'y', 'z', 'yaw', 'vx', 'vy', 'valid'] as const) {
+      const v = nums(a[key], `${w}.${key}`);
+      if (v.length !== T) fail(`${w}.${key} has ${v.length} values, expected num_steps = ${T}`);
+      tracks[key].set(v, i * T);
+    }
+  });
+  const m = obj(d.map ?? {}, 'map');
+  const map = emptyMap();
+  const feats = (key: string): MapFeature[] =>
+    arr(m[key] ?? [], `map.${key}`).map((raw, i) => {
+      const f = obj(raw, `map.${key}[${i}]`);
+      return {
+        id: num(f.id, `map.${key}[${i}].id`),
+        xy: Float32Array.from(nums(f.xy, `map.${key}[${i}].xy`)),
+      };
+    });
+  map.lanes = arr(m.lanes ?? [], 'map.lanes').map((raw, i) => {
+    const l = obj(raw, `map.lanes[${i}]`);
+    const w = `map.lanes[${i}]`;
+    return {
+      id: num(l.id, `${w}.id`),
+      xy: Float32Array.from(nums(l.xy, `${w}.xy`)),
+      widthM: num(l.width_m, `${w}.width_m`),
+      speedLimitMps: num(l.speed_limit_mps, `${w}.speed_limit_mps`),
+      successors: nums(l.successors ?? [], `${w}.successors`),
+      predecessors: nums(l.predecessors ?? [], `${w}.predecessors`),
+      leftNeighbors: nums(l.left_neighbors ?? [], `${w}.left_neighbors`),
+      rightNeighbors: nums(l.right_neighbors ?? [], `${w}.right_neighbors`),
+      inIntersection: !!l.in_intersection,
+    };
+  });
+  map.roadEdges = feats('road_edges');
+  map.drivableAreas = feats('drivable_areas');
+  map.crosswalks = feats('crosswalks');
+  map.sidewalks = feats('sidewalks');
+  map.stopLines = arr(m.stop_lines ?? [], 'map.stop_lines').map((raw, i): StopLine => {
+    const f = obj(raw, `map.stop_lines[${i}]`);
+    return {
+      id: num(f.id, `map.stop_lines[${i}].id`),
+      xy: Float32Array.from(nums(f.xy, `map.stop_lines[${i}].xy`)),
+      laneId: num(f.lane_id, `map.stop_lines[${i}].lane_id`),
+    };
+  });
+  map.trafficLights = arr(m.traffic_lights ?? [], 'map.traffic_lights').map((raw, i) => {
+    const l = obj(raw, `map.traffic_lights[${i}]`);
+    const w = `map.traffic_lights[${i}]`;
+    return {
+      laneId: num(l.lane_id, `${w}.lane_id`),
+      stopX: num(l.stop_x, `${w}.stop_x`),
+      stopY: num(l.stop_y, `${w}.stop_y`),
+      states: Uint8Array.from(nums(l.states, `${w}.states`)),
+    };
+  });
+  return {
+    id: String(d.id ?? path.basename(file, '.json')),
+    source: String(d.source ?? 'json'),
+    dtS: num(d.dt_s ?? 0.1, 'dt_s'),
+    numSteps: T,
+    currentStep: num(d.current_step ?? 0, 'current_step'),
+    map,
+    agents: tracks,
+    egoIndex: num(d.ego_index ?? -1, 'ego_index'),
+    controlled,
+    goalX,
+    goalY,
+    routes,
+  };
+}
