@@ -9,6 +9,12 @@ import type { ReaderOptions, SourceOpener } from './source.ts';
 /** Formats `drivekit import --format` accepts, each loaded lazily (readers pull in their own libraries). */
 export const READERS: Record<string, () => Promise<SourceOpener>> = {
   // Each reader module exports `open: SourceOpener`.
+  kitti: () => import('./kitti.ts').then((m) => m.open),
+  pcd: () => import('./pcd.ts').then((m) => m.open),
+  nuscenes: () => import('./nuscenes.ts').then((m) => m.open),
+  av2: () => import('./av2.ts').then((m) => m.open),
+  las: () => import('./las.ts').then((m) => m.open),
+  ply: () => import('./ply.ts').then((m) => m.open),
 };
 
 export interface ImportOptions extends ReaderOptions {
@@ -29,13 +35,15 @@ export async function importLog(
   if (!fs.existsSync(inputPath)) throw new InputError(inputPath, 'no such file or directory');
   const open = await load();
   const seq = await open(inputPath, opts);
+  const outExisted = fs.existsSync(outDir);
+  const extra: Record<string, unknown> = { importedFrom: inputPath, format, ...seq.extra };
   const writer = LogWriter.create(outDir, {
     logId: opts.logId,
     source: seq.source,
     sensor: seq.sensor,
     rateHz: seq.rateHz,
     overwrite: opts.overwrite,
-    extra: { importedFrom: inputPath, format, ...seq.extra },
+    extra,
   });
   const bar = opts.progress?.(seq.frameCount);
   try {
@@ -45,9 +53,14 @@ export async function importLog(
     }
     const labels = seq.labels();
     if (labels) writer.setLabels(labels);
+    // Readers may add what they counted while reading (e.g. dropped padding points); the writer
+    // holds `extra` by reference and writes it into meta.json on close.
+    Object.assign(extra, seq.extra);
     return await writer.close();
   } catch (e) {
     writer.abort();
+    // Leave no trace of a failed import: the folder goes too when this import created it and it is empty.
+    if (!outExisted && fs.readdirSync(outDir).length === 0) fs.rmdirSync(outDir);
     throw e;
   } finally {
     bar?.stop();

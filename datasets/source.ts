@@ -4,8 +4,16 @@ import type { Boxes } from '../core/arrow/records.ts';
 import type { FrameInput } from './logstore.ts';
 
 export interface ReaderOptions {
-  /** KITTI odometry poses (3×4 per line) for sequences that have them. */
+  /** Poses file, one 3×4 row-major transform per frame (the KITTI odometry line format). */
   posesPath?: string;
+  /**
+   * Frame the poses file is written in: 'camera' = KITTI odometry (cam0 poses, converted to the
+   * LiDAR frame with the calibration), 'vehicle' = already world_from_vehicle. Default: 'camera' for
+   * the KITTI reader, 'vehicle' for every other reader.
+   */
+  posesFrame?: 'camera' | 'vehicle';
+  /** PCD/PLY: keep points at exactly (0, 0, 0) (padding, not returns); default false = drop and count. */
+  keepOriginPoints?: boolean;
   /** Sweep rate when the source does not say (Hz). */
   rateHz?: number;
 }

@@ -1,5 +1,6 @@
 // `drivekit import <path> --format <fmt> --out <log>`: any supported dataset into a drivekit log.
 import type { Command } from 'commander';
+import { InputError } from '../../core/errors.ts';
 import { createProgress } from '../../core/progress.ts';
 import { importLog, READERS } from '../../datasets/import.ts';
 import { LogReader } from '../../datasets/logstore.ts';
@@ -12,17 +13,40 @@ export function register(program: Command): void {
     .argument('<path>', 'file or directory of the source dataset')
     .requiredOption('--format <format>', `source format: ${Object.keys(READERS).join(' | ')}`)
     .requiredOption('--out <log>', 'output log directory')
-    .option('--poses <file>', 'poses file (KITTI odometry format, 3×4 per line)')
+    .option('--poses <file>', 'poses file, one 3×4 row-major transform per frame (KITTI odometry format)')
+    .option(
+      '--poses-frame <frame>',
+      "frame of the poses file: 'camera' (KITTI odometry, cam0) or 'vehicle' (default: camera for kitti, vehicle otherwise)",
+    )
+    .option(
+      '--keep-origin-points',
+      'PCD/PLY: keep points at exactly (0,0,0) (padding; dropped and counted by default)',
+    )
     .option('--rate <hz>', 'sweep rate when the source does not say', parseFloat)
     .option('--force', 'replace an existing log at --out')
     .option('--json', 'print the log summary as one JSON object')
     .action(
       async (
         input: string,
-        opts: { format: string; out: string; poses?: string; rate?: number; force?: boolean; json?: boolean },
+        opts: {
+          format: string;
+          out: string;
+          poses?: string;
+          posesFrame?: string;
+          keepOriginPoints?: boolean;
+          rate?: number;
+          force?: boolean;
+          json?: boolean;
+        },
       ) => {
+        if (opts.posesFrame !== undefined && opts.posesFrame !== 'camera' && opts.posesFrame !== 'vehicle')
+          throw new InputError('--poses-frame', `'${opts.posesFrame}' is not 'camera' or 'vehicle'`);
+        if (opts.rate !== undefined && !(opts.rate > 0))
+          throw new InputError('--rate', 'must be a positive number of Hz');
         await importLog(input, opts.format, opts.out, {
           posesPath: opts.poses,
+          posesFrame: opts.posesFrame,
+          keepOriginPoints: opts.keepOriginPoints,
           rateHz: opts.rate,
           overwrite: opts.force,
           progress: (total) => createProgress('import', total, { silent: opts.json }),

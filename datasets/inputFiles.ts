@@ -1,0 +1,54 @@
+// Finding and reading a reader's input files: one file or a directory of frame files in name order,
+// with every failure (missing, empty, not a file) reported as an InputError naming the path.
+import fs from 'node:fs';
+import path from 'node:path';
+import { InputError } from '../core/errors.ts';
+
+/** Name order with digit runs compared as numbers, so `2.pcd` < `10.pcd` even without zero padding. */
+export const byFrameName = (a: string, b: string): number =>
+  a.localeCompare(b, 'en', { numeric: true, sensitivity: 'base' });
+
+export function isDirectory(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The frame files of an input: the path itself when it is a file, else the files of the directory
+ * whose names end with one of `suffixes` (case-insensitive), in frame-name order.
+ */
+export function frameFiles(input: string, suffixes: readonly string[], what: string): string[] {
+  if (!fs.existsSync(input)) throw new InputError(input, 'no such file or directory');
+  if (!isDirectory(input)) return [input];
+  const lower = suffixes.map((s) => s.toLowerCase());
+  const names = fs
+    .readdirSync(input)
+    .filter((n) => lower.some((s) => n.toLowerCase().endsWith(s)))
+    .sort(byFrameName);
+  if (names.length === 0)
+    throw new InputError(input, `no ${what} files (${suffixes.join(', ')}) in this directory`);
+  return names.map((n) => path.join(input, n));
+}
+
+/** The bytes of a file; InputError when it is missing, a directory, or empty. */
+export function readInputFile(file: string): Uint8Array {
+  let bytes: Buffer;
+  try {
+    bytes = fs.readFileSync(file);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new InputError(file, 'no such file');
+    if (code === 'EISDIR') throw new InputError(file, 'is a directory, expected a file');
+    throw new InputError(file, `cannot read (${code ?? (e as Error).message})`);
+  }
+  if (bytes.length === 0) throw new InputError(file, 'file is empty');
+  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+/** A file's text (see readInputFile). */
+export function readInputText(file: string): string {
+  return Buffer.from(readInputFile(file)).toString('utf8');
+}

@@ -1,0 +1,122 @@
+// LAS/LAZ aerial or mobile LiDAR (ASPRS LAS 1.2–1.4): LAS ≤ 1.3 and LAZ through @loaders.gl/las (LAZ
+// via its bundled laz-perf WebAssembly, offline), LAS 1.4 (formats 6–10) through our own record decoder.
+import { LAZPerfLoader } from '@loaders.gl/las';
+import { allocatePointCloud, type PointCloud } from '../core/arrow/records.ts';
+import { InputError } from '../core/errors.ts';
+import { poseFromTranslationYaw } from '../core/geometry/pose.ts';
+import type { FrameInput } from './logstore.ts';
+import { frameFiles, readInputFile } from './inputFiles.ts';
+import { decodeLasPoints, parseLasHeader, type LasHeader, type LasPoints } from './lasFormat.ts';
+import type { SourceOpener } from './source.ts';
+
+/** Points of a LAS/LAZ file in the file's CRS (float64), whichever decoder fits its version. */
+export async function readLasPoints(
+  file: string,
+): Promise<{ header: LasHeader; points: LasPoints; decoder: string }> {
+  const bytes = readInputFile(file);
+  const header = parseLasHeader(bytes, file);
+  if (header.versionMinor >= 4) {
+    if (header.compressed)
+      throw new InputError(
+        file,
+        'LAZ 1.4 is not supported (loaders.gl reads LAZ up to 1.3); decompress it to LAS first',
+      );
+    return { header, points: decodeLasPoints(bytes, header, file), decoder: 'drivekit LAS 1.4 decoder' };
+  }
+  const ab = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+  let mesh: Awaited<ReturnType<typeof LAZPerfLoader.parse>>;
+  try {
+    mesh = await LAZPerfLoader.parse(ab, { las: { shape: 'mesh', fp64: true, skip: 1, colorDepth: 8 } });
+  } catch (e) {
+    throw new InputError(file, `LAS/LAZ decoding failed (${(e as Error).message})`);
+  }
+  const pos = mesh.attributes.POSITION.value as Float64Array;
+  const n = pos.length / 3;
+  if (n !== header.pointCount)
+    throw new InputError(file, `decoded ${n} points, the LAS header says ${header.pointCount}`);
+  const points: LasPoints = {
+    x: new Float64Array(n),
+    y: new Float64Array(n),
+    z: new Float64Array(n),
+    intensity: new Uint16Array(n),
+  };
+  for (let i = 0; i < n; i++) {
+    points.x[i] = pos[3 * i];
+    points.y[i] = pos[3 * i + 1];
+    points.z[i] = pos[3 * i + 2];
+  }
+  const inten = mesh.attributes.intensity?.value as ArrayLike<number> | undefined;
+  if (inten) points.intensity.set(inten);
+  return { header, points, decoder: header.compressed ? 'loaders.gl laz-perf (LAZ)' : 'loaders.gl (LAS)' };
+}
+
+/**
+ * The origin a file's points are stored relative to: float32 cannot hold raw UTM/State Plane
+ * coordinates to the centimetre, so points are re-centred on the whole-metre centre (x, y) and
+ * floor (z) of their bounds, and the origin becomes the frame's pose translation (world = the CRS).
+ */
+export function lasOrigin(p: LasPoints): [number, number, number] {
+  let x0 = Infinity;
+  let x1 = -Infinity;
+  let y0 = Infinity;
+  let y1 = -Infinity;
+  let z0 = Infinity;
+  for (let i = 0; i < p.x.length; i++) {
+    const x = p.x[i];
+    const y = p.y[i];
+    const z = p.z[i];
+    if (x < x0) x0 = x;
+    if (x > x1) x1 = x;
+    if (y < y0) y0 = y;
+    if (y > y1) y1 = y;
+    if (z < z0) z0 = z;
+  }
+  if (!Number.isFinite(x0 + x1 + y0 + y1 + z0)) return [0, 0, 0];
+  return [Math.round((x0 + x1) / 2), Math.round((y0 + y1) / 2), Math.floor(z0)];
+}
+
+function toCloud(p: LasPoints, origin: [number, number, number]): PointCloud {
+  const n = p.x.length;
+  const c = allocatePointCloud(n);
+  const [ox, oy, oz] = origin;
+  for (let i = 0; i < n; i++) {
+    c.x[i] = p.x[i] - ox;
+    c.y[i] = p.y[i] - oy;
+    c.z[i] = p.z[i] - oz;
+    c.intensity[i] = p.intensity[i];
+  }
+  return c;
+}
+
+export const open: SourceOpener = async (input, opts) => {
+  const files = frameFiles(input, ['.las', '.laz'], 'LAS/LAZ');
+  // Headers first: a broken one fails before anything is written.
+  for (const f of files) parseLasHeader(readInputFile(f), f);
+  const rateHz = opts.rateHz ?? 10;
+  const extra: Record<string, unknown> = {
+    poses: 'no sensor pose in LAS: each file is one frame whose pose is the translation to its origin',
+    origins: [] as number[][],
+    decoders: [] as string[],
+  };
+  return {
+    source: 'las',
+    sensor: null,
+    rateHz,
+    frameCount: files.length,
+    async *frames(): AsyncIterable<FrameInput> {
+      for (let i = 0; i < files.length; i++) {
+        const { points, decoder } = await readLasPoints(files[i]);
+        const origin = lasOrigin(points);
+        (extra.origins as number[][]).push(origin);
+        (extra.decoders as string[]).push(decoder);
+        yield {
+          timestampNs: BigInt(Math.round((i * 1e9) / rateHz)),
+          pose: poseFromTranslationYaw(origin[0], origin[1], origin[2], 0),
+          points: toCloud(points, origin),
+        };
+      }
+    },
+    labels: () => null,
+    extra,
+  };
+};
