@@ -9,7 +9,7 @@ import { countPointsInBox } from '../core/geometry/box.ts';
 import { poseFromQuaternion, type Pose } from '../core/geometry/pose.ts';
 import { lz4FrameDecompress } from './codecs/lz4.ts';
 import type { FrameInput } from './logstore.ts';
-import { byFrameName, isDirectory, readInputFile } from './inputFiles.ts';
+import { byFrameName, inputFileSize, isDirectory, readInputFile } from './inputFiles.ts';
 import type { SourceOpener } from './source.ts';
 
 // Arrow JS ships no codecs: AV2 feathers use LZ4_FRAME (checked on the shipped files); ZSTD is
@@ -205,6 +205,7 @@ function yawOfQuaternion(w: number, x: number, y: number, z: number): number {
 export const open: SourceOpener = async (input, opts) => {
   const { root, sweeps } = findLayout(input);
   const stamps = sweeps.map(sweepTimestamp);
+  for (const f of sweeps) inputFileSize(f); // a missing or empty sweep fails before anything is written
   const posesFile = path.join(root, 'city_SE3_egovehicle.feather');
   if (!fs.existsSync(posesFile)) throw new InputError(posesFile, "no such file (the log's ego poses)");
   const track = readPoses(posesFile);

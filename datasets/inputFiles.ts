@@ -48,6 +48,41 @@ export function readInputFile(file: string): Uint8Array {
   return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
+/** The first `maxBytes` of a file and its size (headers checked before any frame is decoded). */
+export function readFileHead(file: string, maxBytes: number): { head: Uint8Array; size: number } {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new InputError(
+      file,
+      code === 'ENOENT' ? 'no such file' : `cannot read (${code ?? (e as Error).message})`,
+    );
+  }
+  try {
+    const size = fs.fstatSync(fd).size;
+    if (size === 0) throw new InputError(file, 'file is empty');
+    const head = new Uint8Array(Math.min(size, maxBytes));
+    const got = fs.readSync(fd, head, 0, head.length, 0);
+    return { head: head.subarray(0, got), size };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Size of a file in bytes; InputError when missing or empty. */
+export function inputFileSize(file: string): number {
+  let size: number;
+  try {
+    size = fs.statSync(file).size;
+  } catch {
+    throw new InputError(file, 'no such file');
+  }
+  if (size === 0) throw new InputError(file, 'file is empty');
+  return size;
+}
+
 /** A file's text (see readInputFile). */
 export function readInputText(file: string): string {
   return Buffer.from(readInputFile(file)).toString('utf8');

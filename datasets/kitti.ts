@@ -7,7 +7,7 @@ import { countPointsInBox } from '../core/geometry/box.ts';
 import { InputError } from '../core/errors.ts';
 import type { Pose } from '../core/geometry/pose.ts';
 import { fileSequence } from './fileSequence.ts';
-import { frameFiles, isDirectory, readInputFile, readInputText } from './inputFiles.ts';
+import { frameFiles, inputFileSize, isDirectory, readInputFile, readInputText } from './inputFiles.ts';
 import { readKittiCalib, type KittiCalib } from './kittiCalib.ts';
 import { readKittiLabels, type KittiLabel } from './kittiLabels.ts';
 import { loadPoses } from './posesFile.ts';
@@ -16,12 +16,16 @@ import type { SourceOpener } from './source.ts';
 const BYTES_PER_POINT = 16;
 
 /** De-interleave a KITTI `.bin` (little-endian float32 ×4 per point) into a point cloud. */
-export function decodeKittiBin(bytes: Uint8Array, file: string): PointCloud {
-  if (bytes.byteLength % BYTES_PER_POINT !== 0)
+function checkBinSize(size: number, file: string): void {
+  if (size % BYTES_PER_POINT !== 0)
     throw new InputError(
       file,
-      `size ${bytes.byteLength} bytes is not a multiple of ${BYTES_PER_POINT} (float32 x y z reflectance per point)`,
+      `size ${size} bytes is not a multiple of ${BYTES_PER_POINT} (float32 x y z reflectance per point)`,
     );
+}
+
+export function decodeKittiBin(bytes: Uint8Array, file: string): PointCloud {
+  checkBinSize(bytes.byteLength, file);
   // A Float32Array view needs 4-byte alignment; small Buffers may sit at any offset of Node's pool.
   const aligned = bytes.byteOffset % 4 === 0 ? bytes : bytes.slice();
   const f = new Float32Array(aligned.buffer, aligned.byteOffset, aligned.byteLength / 4);
@@ -101,6 +105,8 @@ const stemOf = (file: string) => path.basename(file).replace(/\.bin$/i, '');
 export const open: SourceOpener = async (input, opts) => {
   const layout = findLayout(input);
   const { files } = layout;
+  // Sizes first (a stat each): a bad file fails before anything is written.
+  for (const f of files) checkBinSize(inputFileSize(f), f);
   const calibCache = new Map<string, KittiCalib>();
   const calibFor = (stem: string): KittiCalib | null => {
     const file = layout.calibDir ? path.join(layout.calibDir, `${stem}.txt`) : null;

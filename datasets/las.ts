@@ -5,7 +5,7 @@ import { allocatePointCloud, type PointCloud } from '../core/arrow/records.ts';
 import { InputError } from '../core/errors.ts';
 import { poseFromTranslationYaw } from '../core/geometry/pose.ts';
 import type { FrameInput } from './logstore.ts';
-import { frameFiles, readInputFile } from './inputFiles.ts';
+import { frameFiles, readFileHead, readInputFile } from './inputFiles.ts';
 import { decodeLasPoints, parseLasHeader, type LasHeader, type LasPoints } from './lasFormat.ts';
 import type { SourceOpener } from './source.ts';
 
@@ -91,7 +91,10 @@ function toCloud(p: LasPoints, origin: [number, number, number]): PointCloud {
 export const open: SourceOpener = async (input, opts) => {
   const files = frameFiles(input, ['.las', '.laz'], 'LAS/LAZ');
   // Headers first: a broken one fails before anything is written.
-  for (const f of files) parseLasHeader(readInputFile(f), f);
+  for (const f of files) {
+    const { head, size } = readFileHead(f, 512);
+    parseLasHeader(head, f, size);
+  }
   const rateHz = opts.rateHz ?? 10;
   const extra: Record<string, unknown> = {
     poses: 'no sensor pose in LAS: each file is one frame whose pose is the translation to its origin',

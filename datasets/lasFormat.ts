@@ -25,7 +25,8 @@ const MIN_RECORD_LENGTH = [20, 28, 26, 34, 57, 63, 30, 36, 38, 59, 67];
 const LEGACY_HEADER_SIZE = 227;
 const LAS14_HEADER_SIZE = 375;
 
-export function parseLasHeader(bytes: Uint8Array, file: string): LasHeader {
+/** Parse and validate the header from the file's first bytes (≥ 375 when the file has them) and its size. */
+export function parseLasHeader(bytes: Uint8Array, file: string, fileSize = bytes.length): LasHeader {
   if (bytes.length < 4 || String.fromCharCode(bytes[0], bytes[1], bytes[2], bytes[3]) !== 'LASF')
     throw new InputError(file, "not a LAS file (bad signature, expected 'LASF')");
   if (bytes.length < LEGACY_HEADER_SIZE)
@@ -50,8 +51,8 @@ export function parseLasHeader(bytes: Uint8Array, file: string): LasHeader {
   const offset: [number, number, number] = [f64(155), f64(163), f64(171)];
   const max: [number, number, number] = [f64(179), f64(195), f64(211)];
   const min: [number, number, number] = [f64(187), f64(203), f64(219)];
-  if (headerSize < LEGACY_HEADER_SIZE || headerSize > bytes.length)
-    throw new InputError(file, `LAS header size ${headerSize} is impossible for a ${bytes.length}-byte file`);
+  if (headerSize < LEGACY_HEADER_SIZE || headerSize > fileSize)
+    throw new InputError(file, `LAS header size ${headerSize} is impossible for a ${fileSize}-byte file`);
   if (versionMinor >= 4) {
     if (headerSize < LAS14_HEADER_SIZE || bytes.length < LAS14_HEADER_SIZE)
       throw new InputError(file, `truncated LAS 1.4 header (size ${headerSize}, needs ${LAS14_HEADER_SIZE})`);
@@ -64,15 +65,15 @@ export function parseLasHeader(bytes: Uint8Array, file: string): LasHeader {
       file,
       `LAS point record length ${recordLength} is shorter than format ${pointFormat} needs (${MIN_RECORD_LENGTH[pointFormat]})`,
     );
-  if (pointDataOffset < headerSize || pointDataOffset > bytes.length)
+  if (pointDataOffset < headerSize || pointDataOffset > fileSize)
     throw new InputError(
       file,
-      `LAS offset to point data ${pointDataOffset} lies outside the file (${bytes.length} bytes)`,
+      `LAS offset to point data ${pointDataOffset} lies outside the file (${fileSize} bytes)`,
     );
   if (!scale.every((s) => Number.isFinite(s) && s !== 0) || !offset.every(Number.isFinite))
     throw new InputError(file, `LAS scale ${scale.join(',')} / offset ${offset.join(',')} is not usable`);
   if (!compressed) {
-    const have = Math.floor((bytes.length - pointDataOffset) / recordLength);
+    const have = Math.floor((fileSize - pointDataOffset) / recordLength);
     if (have < pointCount)
       throw new InputError(file, `truncated LAS point data: ${have} of ${pointCount} records present`);
   }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { allocatePointCloud, type PointCloud } from '../core/arrow/records.ts';
 import { InputError } from '../core/errors.ts';
 import { fileSequence } from './fileSequence.ts';
-import { frameFiles, readInputFile } from './inputFiles.ts';
+import { frameFiles, inputFileSize, readInputFile } from './inputFiles.ts';
 import { loadPoses } from './posesFile.ts';
 import type { SourceOpener } from './source.ts';
 
@@ -16,19 +16,23 @@ const BYTES_PER_POINT = 4 * FLOATS_PER_POINT;
  * the rotation of LIDAR_TOP's calibrated_sensor; its lever arm (~0.94 m forward, 1.84 m up) is not in
  * the file and is not applied, so points stay centred on the sensor.
  */
-export function decodeNuscenesBin(bytes: Uint8Array, file: string): PointCloud {
-  if (bytes.byteLength % BYTES_PER_POINT !== 0)
+function checkBinSize(size: number, file: string): void {
+  if (size % BYTES_PER_POINT !== 0)
     throw new InputError(
       file,
-      `size ${bytes.byteLength} bytes is not a multiple of ${BYTES_PER_POINT} (float32 x y z intensity ring per point)`,
+      `size ${size} bytes is not a multiple of ${BYTES_PER_POINT} (float32 x y z intensity ring per point)`,
     );
+}
+
+export function decodeNuscenesBin(bytes: Uint8Array, file: string): PointCloud {
+  checkBinSize(bytes.byteLength, file);
   const aligned = bytes.byteOffset % 4 === 0 ? bytes : bytes.slice();
   const f = new Float32Array(aligned.buffer, aligned.byteOffset, aligned.byteLength / 4);
   const n = f.length / FLOATS_PER_POINT;
   const p = allocatePointCloud(n);
   for (let i = 0, k = 0; i < n; i++, k += FLOATS_PER_POINT) {
     p.x[i] = f[k + 1];
-    p.y[i] = -f[k];
+    p.y[i] = 0 - f[k]; // not −f[k]: that turns 0 into −0
     p.z[i] = f[k + 2];
     p.intensity[i] = f[k + 3];
     const ring = f[k + 4];
@@ -45,6 +49,7 @@ function timestampFromName(file: string): bigint | null {
 
 export const open: SourceOpener = async (input, opts) => {
   const files = frameFiles(input, ['.pcd.bin'], 'nuScenes .pcd.bin');
+  for (const f of files) checkBinSize(inputFileSize(f), f); // before anything is written
   const poses = loadPoses(opts, files.length, 'vehicle');
   const stamps = files.map(timestampFromName);
   const haveStamps = stamps.every((t) => t !== null);

@@ -4,7 +4,7 @@ import { allocatePointCloud, type PointCloud } from '../core/arrow/records.ts';
 import { InputError } from '../core/errors.ts';
 import { lzfCompress, lzfDecompress } from './codecs/lzf.ts';
 import { fileSequence } from './fileSequence.ts';
-import { frameFiles, readInputFile } from './inputFiles.ts';
+import { frameFiles, readFileHead, readInputFile } from './inputFiles.ts';
 import { dropOriginPoints } from './pointFilters.ts';
 import { loadPoses } from './posesFile.ts';
 import type { SourceOpener } from './source.ts';
@@ -128,6 +128,41 @@ function targets(p: PointCloud, fields: PcdField[]): (Float32Array | Uint16Array
   });
 }
 
+/**
+ * Check that the data section can hold what the header promises, from the file's first bytes
+ * (header + 8) and its size: binary needs POINTS × record bytes; binary_compressed states its sizes.
+ * Returns the compressed/raw sizes of binary_compressed data.
+ */
+export function checkPcdData(
+  header: PcdHeader,
+  head: Uint8Array,
+  fileSize: number,
+  file: string,
+): { compressed: number; raw: number } | null {
+  const n = header.points;
+  const pointSize = header.fields.reduce((s, f) => s + f.size * f.count, 0);
+  const bodyLength = fileSize - header.dataOffset;
+  if (header.data === 'binary' && bodyLength < n * pointSize)
+    throw new InputError(
+      file,
+      `PCD data too short: ${bodyLength} bytes for ${n} points of ${pointSize} bytes (${n * pointSize})`,
+    );
+  if (header.data !== 'binary_compressed') return null;
+  if (bodyLength < 8 || head.length < header.dataOffset + 8)
+    throw new InputError(file, 'PCD binary_compressed data too short for its size header');
+  const sizes = new DataView(head.buffer, head.byteOffset + header.dataOffset, 8);
+  const compressed = sizes.getUint32(0, true);
+  const raw = sizes.getUint32(4, true);
+  if (raw !== n * pointSize)
+    throw new InputError(file, `PCD compressed data decodes to ${raw} bytes, header needs ${n * pointSize}`);
+  if (8 + compressed > bodyLength)
+    throw new InputError(
+      file,
+      `PCD data too short: ${bodyLength - 8} compressed bytes, header says ${compressed}`,
+    );
+  return { compressed, raw };
+}
+
 /** Decode a whole PCD file; every point is kept (filters are the caller's choice). */
 export function decodePcd(bytes: Uint8Array, file: string): { header: PcdHeader; points: PointCloud } {
   const header = parsePcdHeader(bytes, file);
@@ -136,14 +171,10 @@ export function decodePcd(bytes: Uint8Array, file: string): { header: PcdHeader;
   const cols = targets(p, fields);
   const pointSize = fields.reduce((s, f) => s + f.size * f.count, 0);
   const body = bytes.subarray(dataOffset);
+  const sizes = checkPcdData(header, bytes, bytes.length, file);
   if (header.data === 'ascii') {
     decodeAscii(body, fields, cols, n, file);
   } else if (header.data === 'binary') {
-    if (body.length < n * pointSize)
-      throw new InputError(
-        file,
-        `PCD data too short: ${body.length} bytes for ${n} points of ${pointSize} bytes (${n * pointSize})`,
-      );
     const view = new DataView(body.buffer, body.byteOffset, n * pointSize);
     let fieldOffset = 0;
     fields.forEach((f, j) => {
@@ -155,21 +186,7 @@ export function decodePcd(bytes: Uint8Array, file: string): { header: PcdHeader;
       fieldOffset += f.size * f.count;
     });
   } else {
-    if (body.length < 8)
-      throw new InputError(file, 'PCD binary_compressed data too short for its size header');
-    const sizes = new DataView(body.buffer, body.byteOffset, 8);
-    const compressed = sizes.getUint32(0, true);
-    const raw = sizes.getUint32(4, true);
-    if (raw !== n * pointSize)
-      throw new InputError(
-        file,
-        `PCD compressed data decodes to ${raw} bytes, header needs ${n * pointSize}`,
-      );
-    if (8 + compressed > body.length)
-      throw new InputError(
-        file,
-        `PCD data too short: ${body.length - 8} compressed bytes, header says ${compressed}`,
-      );
+    const { compressed, raw } = sizes!;
     let plain: Uint8Array;
     try {
       plain = n === 0 ? new Uint8Array(0) : lzfDecompress(body.subarray(8, 8 + compressed), raw);
@@ -282,6 +299,11 @@ export function writePcd(p: PointCloud, data: PcdDataKind = 'binary'): Uint8Arra
 
 export const open: SourceOpener = async (input, opts) => {
   const files = frameFiles(input, ['.pcd'], 'PCD');
+  // Headers and data sizes first: a bad file fails before anything is written.
+  for (const f of files) {
+    const { head, size } = readFileHead(f, HEADER_LIMIT);
+    checkPcdData(parsePcdHeader(head, f), head, size, f);
+  }
   const poses = loadPoses(opts, files.length, 'vehicle');
   const extra: Record<string, unknown> = { poses: poses.note, droppedOriginPoints: 0 };
   let droppedOrigin = 0;

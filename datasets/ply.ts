@@ -3,7 +3,7 @@
 import { allocatePointCloud, type PointCloud } from '../core/arrow/records.ts';
 import { InputError } from '../core/errors.ts';
 import { fileSequence } from './fileSequence.ts';
-import { frameFiles, readInputFile } from './inputFiles.ts';
+import { frameFiles, readFileHead, readInputFile } from './inputFiles.ts';
 import { dropOriginPoints } from './pointFilters.ts';
 import { loadPoses } from './posesFile.ts';
 import type { SourceOpener } from './source.ts';
@@ -261,6 +261,7 @@ export function writePly(p: PointCloud, format: PlyFormat = 'binary_little_endia
 
 export const open: SourceOpener = async (input, opts) => {
   const files = frameFiles(input, ['.ply'], 'PLY');
+  for (const f of files) parseHeader(readFileHead(f, 64 * 1024).head, f); // before anything is written
   const poses = loadPoses(opts, files.length, 'vehicle');
   const extra: Record<string, unknown> = { poses: poses.note, droppedOriginPoints: 0 };
   let droppedOrigin = 0;

@@ -10,6 +10,8 @@ export interface LogSummary {
   frames: number;
   points: { total: number; min: number; median: number; max: number };
   droppedNonFinite: number;
+  /** Points at exactly (0,0,0) a reader dropped as padding (PCD/PLY), when it counted them. */
+  droppedOriginPoints?: number;
   durationS: number;
   rateHz: number;
   extent: { points: Extent | null; trajectory: Extent | null };
@@ -43,6 +45,9 @@ export function logSummary(log: LogReader): LogSummary {
       max: n ? counts[n - 1] : 0,
     },
     droppedNonFinite: log.meta.droppedNonFinite,
+    ...(typeof log.meta.extra.droppedOriginPoints === 'number'
+      ? { droppedOriginPoints: log.meta.extra.droppedOriginPoints }
+      : {}),
     durationS,
     rateHz: log.meta.rateHz,
     extent: { points: log.meta.pointExtent, trajectory: log.meta.trajectoryExtent },
@@ -65,6 +70,9 @@ export function formatLogSummary(s: LogSummary): string {
       `${s.points.total.toLocaleString('en-US')} total; per frame min ${s.points.min}, median ${s.points.median}, max ${s.points.max}`,
     ],
     ['dropped NaN/Inf', String(s.droppedNonFinite)],
+    ...(s.droppedOriginPoints !== undefined
+      ? [['dropped (0,0,0)', `${s.droppedOriginPoints} padding points`] as [string, string]]
+      : []),
     ['point extent', fmtExtent(s.extent.points)],
     ['trajectory', fmtExtent(s.extent.trajectory)],
     [
