@@ -119,6 +119,24 @@ describe('KITTI reader', () => {
     expect(f1.pose[11]).toBe(2); // taken as given: 2 m along z
   });
 
+  it('reads the raw-data layout: velodyne_points/data/*.bin with date-time timestamps.txt', async () => {
+    const root = path.join(tmpDir(), 'velodyne_points');
+    fs.mkdirSync(path.join(root, 'data'), { recursive: true });
+    for (let i = 0; i < 2; i++)
+      fs.writeFileSync(
+        path.join(root, 'data', `${String(i).padStart(10, '0')}.bin`),
+        kittiBin([[i, 0, 0, 0]]),
+      );
+    fs.writeFileSync(
+      path.join(root, 'timestamps.txt'),
+      '2011-09-26 13:02:25.964389445\n2011-09-26 13:02:26.066575352\n',
+    );
+    const seq = await openKitti(root, {});
+    const frames = [...(seq.frames() as Iterable<{ timestampNs: bigint }>)];
+    const t0 = BigInt(Date.UTC(2011, 8, 26, 13, 2, 25)) * 1_000_000n;
+    expect(frames.map((f) => f.timestampNs)).toEqual([t0 + 964389445n, t0 + 1_066575352n]);
+  });
+
   it('imports the real object-benchmark frames: every point, every labelled object holding LiDAR points', async () => {
     const src = realData('kitti-object');
     const out = path.join(tmpDir(), 'log');
