@@ -83,8 +83,9 @@ export function validateScenario(s: Scenario, where: string, opts: ValidateOptio
   for (const lane of m.lanes) {
     if (laneIds.has(lane.id)) fail(`lane id ${lane.id} appears twice`);
     laneIds.add(lane.id);
-    if (lane.xy.length < 4 || lane.xy.length % 2)
-      fail(`lane ${lane.id} polyline has ${lane.xy.length / 2} points`);
+    // One-point lanes exist in WOMD; they are kept (projection handles them).
+    if (lane.xy.length < 2 || lane.xy.length % 2)
+      fail(`lane ${lane.id} polyline is malformed (${lane.xy.length} values)`);
   }
   const checkRefs = (lane: number, kind: string, refs: number[]) => {
     for (const r of refs) if (!laneIds.has(r)) fail(`lane ${lane} ${kind} refers to missing lane ${r}`);

@@ -1,0 +1,151 @@
+// All metrics of one rollout of one scenario against its log: rates of collision, off-road, red-light
+// violation and kinematic infeasibility, ADE/FDE, progress, and the realism components and meta-metric.
+import { mapIndex } from '../map/mapIndex.ts';
+import type { Scenario } from '../scenario.ts';
+import { SpatialGrid } from '../spatialGrid.ts';
+import { collidedAgents } from './collision.ts';
+import { displacement } from './displacement.ts';
+import { infeasibleAgents } from './kinematics.ts';
+import { offroadAgents } from './offroad.ts';
+import { progressRatio } from './progress.ts';
+import { histogramScore, jsd, REALISM_BINS, type RealismComponent, realismMeta } from './realism.ts';
+import { redLightAgents, signalLines } from './redLight.ts';
+import { type Trajectories, trajectoryFeatures, type TrajectoryFeatures } from './trajectoryFeatures.ts';
+
+export interface ScenarioMetrics {
+  scenario: string;
+  /** Agents evaluated: controlled and valid at the current step. */
+  agents: number;
+  collision_rate: number;
+  offroad_rate: number;
+  ade_m: number;
+  fde_m: number;
+  progress: number;
+  red_light_rate: number;
+  infeasible_rate: number;
+  realism_meta: number;
+  /** The same rates in the log, for reference (what a perfect imitation would score). */
+  log_collision_rate: number;
+  log_offroad_rate: number;
+  log_red_light_rate: number;
+  realism: Record<RealismComponent, number>;
+}
+
+function meanOf(values: ArrayLike<number>, mask?: Uint8Array): number {
+  let s = 0;
+  let n = 0;
+  for (let i = 0; i < values.length; i++) {
+    if (mask && !mask[i]) continue;
+    const v = values[i];
+    if (Number.isNaN(v)) continue;
+    s += v;
+    n++;
+  }
+  return n > 0 ? s / n : NaN;
+}
+
+function bernoulliScore(p: number, q: number): number {
+  if (Number.isNaN(p) || Number.isNaN(q)) return NaN;
+  return 1 - jsd([p, 1 - p], [q, 1 - q]);
+}
+
+/** Values of one feature over evaluated agents and steps [from, to). */
+function sample(f: Float32Array, evaluated: Uint8Array, T: number, from: number, to: number): Float32Array {
+  const out: number[] = [];
+  for (let a = 0; a < evaluated.length; a++) {
+    if (!evaluated[a]) continue;
+    for (let t = from; t < to; t++) out.push(f[a * T + t]);
+  }
+  return Float32Array.from(out);
+}
+
+/** Agents evaluated in a rollout: controlled ones valid in the log at the current step. */
+export function evaluatedAgents(s: Scenario): Uint8Array {
+  const T = s.numSteps;
+  return Uint8Array.from(s.controlled, (c, a) => (c && s.agents.valid[a * T + s.currentStep] ? 1 : 0));
+}
+
+export function scenarioMetrics(
+  s: Scenario,
+  sim: Trajectories,
+  grid: SpatialGrid = new SpatialGrid(),
+): ScenarioMetrics {
+  const T = s.numSteps;
+  const n = s.agents.ids.length;
+  const from = s.currentStep + 1;
+  const to = T;
+  const evaluated = evaluatedAgents(s);
+  const m = mapIndex(s.map);
+  const isVehicle = Uint8Array.from(s.agents.types, (t) => (t === 'vehicle' ? 1 : 0));
+  const canViolate = Uint8Array.from(s.agents.types, (t) => (t === 'vehicle' || t === 'cyclist' ? 1 : 0));
+  const hasRoad = m.field.source !== 'none';
+  const fs = trajectoryFeatures(s, sim, evaluated, from, to, m, undefined, grid);
+  const fl = trajectoryFeatures(s, s.agents, evaluated, from, to, m, undefined, grid);
+  const lines = signalLines(s, m);
+  const rates = (f: TrajectoryFeatures, tr: Trajectories) => ({
+    collision: meanOf(collidedAgents(f, T, evaluated, from, to), evaluated),
+    offroad: meanOf(offroadAgents(f, isVehicle, T, evaluated, from, to, hasRoad)),
+    redLight: meanOf(redLightAgents(s, lines, tr, canViolate, evaluated, from, to), evaluated),
+  });
+  const rs = rates(fs, sim);
+  const rl = rates(fl, s.agents);
+  const d = displacement(s.agents, sim, n, T, evaluated, from, to);
+  const score = (key: keyof typeof REALISM_BINS, field: keyof TrajectoryFeatures) => {
+    const b = REALISM_BINS[key];
+    const toSample = (f: TrajectoryFeatures) => sample(f[field] as Float32Array, evaluated, T, from, to);
+    return histogramScore(toSample(fs), toSample(fl), b.min, b.max, b.bins);
+  };
+  const realism: Record<RealismComponent, number> = {
+    speed: score('speed', 'speed'),
+    accel: score('accel', 'accel'),
+    yaw_rate: score('yaw_rate', 'yawRate'),
+    yaw_accel: score('yaw_accel', 'yawAccel'),
+    nearest_object: score('nearest_object', 'nearest'),
+    ttc: score('ttc', 'ttc'),
+    road_edge: hasRoad ? score('road_edge', 'road') : NaN,
+    collision: bernoulliScore(rs.collision, rl.collision),
+    offroad: bernoulliScore(rs.offroad, rl.offroad),
+    traffic_light: lines.count > 0 ? bernoulliScore(rs.redLight, rl.redLight) : NaN,
+  };
+  return {
+    scenario: s.id,
+    agents: evaluated.reduce((a, b) => a + b, 0),
+    collision_rate: rs.collision,
+    offroad_rate: rs.offroad,
+    ade_m: meanOf(d.ade),
+    fde_m: meanOf(d.fde),
+    progress: meanOf(progressRatio(s, sim, evaluated, from, to)),
+    red_light_rate: rs.redLight,
+    infeasible_rate: meanOf(infeasibleAgents(fs, isVehicle, T, evaluated, from, to), evaluated),
+    realism_meta: realismMeta(realism),
+    log_collision_rate: rl.collision,
+    log_offroad_rate: rl.offroad,
+    log_red_light_rate: rl.redLight,
+    realism,
+  };
+}
+
+/** Mean of each numeric metric over scenarios (NaN entries skipped). */
+export function meanMetrics(rows: readonly ScenarioMetrics[]): Omit<ScenarioMetrics, 'scenario'> {
+  const keys = [
+    'agents',
+    'collision_rate',
+    'offroad_rate',
+    'ade_m',
+    'fde_m',
+    'progress',
+    'red_light_rate',
+    'infeasible_rate',
+    'realism_meta',
+    'log_collision_rate',
+    'log_offroad_rate',
+    'log_red_light_rate',
+  ] as const;
+  const out = {} as Record<string, unknown>;
+  for (const k of keys) out[k] = meanOf(rows.map((r) => r[k]));
+  const realism = {} as Record<RealismComponent, number>;
+  for (const k of Object.keys(rows[0]?.realism ?? {}) as RealismComponent[])
+    realism[k] = meanOf(rows.map((r) => r.realism[k]));
+  out.realism = realism;
+  return out as Omit<ScenarioMetrics, 'scenario'>;
+}
