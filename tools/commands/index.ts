@@ -24,6 +24,11 @@ export const COMMANDS: CommandSpec[] = [
     load: () => import('./info.ts'),
   },
   {
+    name: 'stage',
+    summary: 'run a stream stage (replay, record, relay, …) as its own process over ZeroMQ',
+    load: () => import('./stage.ts'),
+  },
+  {
     name: 'demo',
     summary: 'the main job: the whole loop on the embedded synthetic default, with a report',
     load: () => import('./demo.ts'),

@@ -1,0 +1,246 @@
+// The generic stream stage: receive batches (PULL/SUB) or produce them (a source), transform each,
+// send the results (PUSH/PUB), count everything, skip bad messages, and stop cleanly on end-of-stream,
+// source end or abort (SIGINT/SIGTERM): stop taking work, finish what is in flight, forward EOS, close.
+import type { RecordBatch } from 'apache-arrow';
+import type { XPublisher } from 'zeromq';
+import type { RecordKind } from '../arrow/schemas.ts';
+import { SchemaError } from '../arrow/validate.ts';
+import { newCounters, SkipLog, type StageCounters } from './counters.ts';
+import type { Endpoint } from './endpoint.ts';
+import { batchMessage, checkTopic, eosMessage, parseMessage, type EndOfStream } from './message.ts';
+import {
+  DEFAULT_SOCKET_CONFIG,
+  openInput,
+  openOutput,
+  waitForSubscribers,
+  type InputSocket,
+  type OutputSocket,
+  type SocketConfig,
+} from './sockets.ts';
+
+export interface StageInput {
+  endpoint: Endpoint;
+  /** Record kind every batch must match; others are skipped as 'wrong-schema'. */
+  kind?: RecordKind;
+  /** SUB topic prefixes (all when empty). */
+  topics?: string[];
+  /** End-of-stream markers to wait for (one per upstream producer). Default 1. */
+  eosCount?: number;
+}
+
+export interface StageOutput {
+  endpoint: Endpoint;
+  topic: string;
+  /** PUB only: wait for this many subscribers before the first send (PUB drops until then). */
+  subscribers?: number;
+}
+
+export interface BatchContext {
+  topic: string;
+  /** Index of this batch among the valid ones received (or produced). */
+  index: number;
+}
+
+/** A stage's work on one batch: a batch to send, or null to send nothing. */
+export type Transform = (
+  batch: RecordBatch,
+  ctx: BatchContext,
+) => RecordBatch | null | Promise<RecordBatch | null>;
+
+/** A source stage's batches, produced until done or until the signal aborts. */
+export type Source = (signal: AbortSignal) => AsyncIterable<RecordBatch>;
+
+export interface StageConfig {
+  /** Used in log lines. */
+  name: string;
+  input?: StageInput;
+  /** Instead of `input`: produce batches (a replay, a simulator). */
+  source?: Source;
+  output?: StageOutput;
+  /** Default: pass batches through unchanged. */
+  transform?: Transform;
+  sockets?: Partial<SocketConfig>;
+  /** After a stop is requested, how long a blocked send may keep waiting for a peer (ms). */
+  drainMs?: number;
+  /** Aborting stops the stage (wire SIGINT/SIGTERM here with onShutdownSignals). */
+  signal?: AbortSignal;
+  log?: (line: string) => void;
+  /** Called once the sockets are bound/connected (ephemeral ports resolved). */
+  onReady?: (addresses: { input?: string; output?: string }) => void;
+  /** Called when an end-of-stream marker arrives. */
+  onEos?: (eos: EndOfStream) => void;
+}
+
+export type StopReason = 'eos' | 'signal' | 'source-end';
+
+export interface StageResult {
+  counters: StageCounters;
+  stoppedBy: StopReason;
+  /** Whether the end-of-stream marker went out on the output (false when there is none). */
+  eosSent: boolean;
+  /** Results that could not be sent before the drain deadline. */
+  unsent: number;
+  elapsedS: number;
+  addresses: { input?: string; output?: string };
+}
+
+export const DEFAULT_DRAIN_MS = 5000;
+
+const isEagain = (e: unknown) => (e as { code?: string }).code === 'EAGAIN';
+
+class Stopped extends Error {}
+
+/** Run one stage to completion. Rejects only on setup errors (bad endpoint, bind failure). */
+export async function runStage(cfg: StageConfig): Promise<StageResult> {
+  if (!cfg.input === !cfg.source) throw new Error(`${cfg.name}: give exactly one of input or source`);
+  if (cfg.output) checkTopic(cfg.output.topic);
+  const log = cfg.log ?? ((line: string) => process.stderr.write(line + '\n'));
+  const sockets: SocketConfig = { ...DEFAULT_SOCKET_CONFIG, warn: log, ...cfg.sockets };
+  const drainMs = cfg.drainMs ?? DEFAULT_DRAIN_MS;
+  const signal = cfg.signal ?? new AbortController().signal;
+  const counters = newCounters();
+  const skips = new SkipLog(counters, cfg.name, log);
+  const transform = cfg.transform ?? ((b: RecordBatch) => b);
+  const started = process.hrtime.bigint();
+
+  let output: OutputSocket | undefined;
+  let input: InputSocket | undefined;
+  const addresses: StageResult['addresses'] = {};
+  try {
+    // Output first, so that a downstream stage can connect while we wait for our input.
+    if (cfg.output) {
+      const o = await openOutput(cfg.output.endpoint, sockets);
+      output = o.socket;
+      addresses.output = o.address;
+    }
+    if (cfg.input) {
+      const i = await openInput(cfg.input.endpoint, sockets, cfg.input.topics);
+      input = i.socket;
+      addresses.input = i.address;
+    }
+  } catch (e) {
+    output?.close();
+    input?.close();
+    throw e;
+  }
+  cfg.onReady?.(addresses);
+
+  // A stop closes the input at once (no new work) and gives a blocked send `drainMs` to finish.
+  let drainTimer: NodeJS.Timeout | undefined;
+  const onAbort = () => {
+    if (input && !input.closed) {
+      input.linger = 0;
+      input.close();
+    }
+    drainTimer = setTimeout(() => {
+      if (output && !output.closed) {
+        output.linger = 0;
+        output.close();
+      }
+    }, drainMs);
+  };
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
+
+  let unsent = 0;
+  const send = async (batch: RecordBatch): Promise<void> => {
+    if (!output || output.closed) {
+      unsent++;
+      return;
+    }
+    try {
+      await output.send(batchMessage(cfg.output!.topic, batch));
+      counters.out++;
+    } catch (e) {
+      if (!isEagain(e)) throw e;
+      unsent++;
+    }
+  };
+
+  const handle = async (batch: RecordBatch, topic: string): Promise<void> => {
+    const index = counters.in++;
+    let result: RecordBatch | null;
+    try {
+      result = await transform(batch, { topic, index });
+    } catch (e) {
+      const detail = (e as Error).message?.split('\n')[0] ?? String(e);
+      skips.skip(e instanceof SchemaError ? 'wrong-schema' : 'transform-failed', detail);
+      return;
+    }
+    if (result === null) counters.dropped++;
+    else if (output) await send(result);
+  };
+
+  let stoppedBy: StopReason;
+  try {
+    if (output && cfg.output?.endpoint.kind === 'pub' && (cfg.output.subscribers ?? 0) > 0) {
+      await waitForSubscribers(output as XPublisher, cfg.output.subscribers!, signal);
+    }
+    if (cfg.source) {
+      for await (const batch of cfg.source(signal)) {
+        if (signal.aborted) throw new Stopped();
+        await handle(batch, cfg.output?.topic ?? '');
+        if (signal.aborted) throw new Stopped();
+      }
+      stoppedBy = 'source-end';
+    } else {
+      const wantEos = cfg.input!.eosCount ?? 1;
+      for (;;) {
+        if (signal.aborted) throw new Stopped();
+        let frames: Buffer[];
+        try {
+          frames = await input!.receive();
+        } catch (e) {
+          if (isEagain(e) && signal.aborted) throw new Stopped();
+          throw e;
+        }
+        const msg = parseMessage(frames, cfg.input!.kind);
+        if (msg.type === 'malformed') {
+          skips.skip(msg.kind, msg.detail);
+        } else if (msg.type === 'eos') {
+          counters.eos++;
+          cfg.onEos?.(msg.eos);
+          if (counters.eos >= wantEos) {
+            stoppedBy = 'eos';
+            break;
+          }
+        } else {
+          counters.bytesIn += msg.bytes;
+          await handle(msg.batch, msg.topic);
+        }
+      }
+    }
+  } catch (e) {
+    if (!(e instanceof Stopped)) {
+      signal.removeEventListener('abort', onAbort);
+      input?.close();
+      output?.close();
+      throw e;
+    }
+    stoppedBy = 'signal';
+  }
+
+  // Tell downstream the stream is over, then close: the input drops what it had not taken, the
+  // output keeps `lingerMs` to deliver what is queued (process exit waits for it, bounded).
+  let eosSent = false;
+  if (output && !output.closed) {
+    output.sendTimeout = signal.aborted ? Math.min(drainMs, 1000) : drainMs;
+    try {
+      await output.send(eosMessage(cfg.output!.topic, counters.out));
+      eosSent = true;
+    } catch (e) {
+      if (!isEagain(e)) throw e;
+      log(`${cfg.name}: no peer took the end-of-stream marker`);
+    }
+  }
+  signal.removeEventListener('abort', onAbort);
+  clearTimeout(drainTimer);
+  if (input && !input.closed) {
+    input.linger = 0;
+    input.close();
+  }
+  if (output && !output.closed) output.close();
+  if (unsent > 0) log(`${cfg.name}: ${unsent} result(s) not sent (no peer before the drain deadline)`);
+  const elapsedS = Number(process.hrtime.bigint() - started) / 1e9;
+  return { counters, stoppedBy, eosSent, unsent, elapsedS, addresses };
+}

@@ -1,0 +1,37 @@
+// The stage table of `drivekit stage <name>`: name, one-line summary, and a lazy loader, so a stage's
+// heavy imports (onnxruntime, …) load only when it runs. Adding a stage = one file + one line here.
+import type { Command } from 'commander';
+
+export interface StageModule {
+  /** Adds `<name>` with its options and action to the `stage` command. */
+  register(stage: Command): void;
+}
+
+export interface StageSpec {
+  name: string;
+  summary: string;
+  load: () => Promise<StageModule>;
+}
+
+export const STAGES: StageSpec[] = [
+  {
+    name: 'replay',
+    summary: "publish a log's frames as SensorFrame messages",
+    load: () => import('./replay.ts'),
+  },
+  {
+    name: 'record',
+    summary: 'write received SensorFrame messages to a log',
+    load: () => import('./record.ts'),
+  },
+  {
+    name: 'relay',
+    summary: 'forward batches between endpoints (e.g. PULL → PUB)',
+    load: () => import('./relay.ts'),
+  },
+  {
+    name: 'keygen',
+    summary: 'write a CURVE key pair for encrypted endpoints',
+    load: () => import('./keygen.ts'),
+  },
+];
