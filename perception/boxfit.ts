@@ -1,0 +1,261 @@
+// One oriented 3D box per point cluster: BEV rectangle from the convex hull, chosen on area plus mean
+// point-to-edge distance (CPD's criterion; Zhang et al. 2017 "closeness"), height from the points down to the ground.
+import { allocateBoxes, type Boxes } from '../core/arrow/records.ts';
+import { convexHull } from '../core/geometry/polygon.ts';
+import { minAreaRect, type Rect2 } from '../core/geometry/minAreaRect.ts';
+import type { ClusterResult } from './cluster.ts';
+import { groundHeightAt, type GroundModel, type XYZ } from './ground.ts';
+
+export interface BoxFitConfig {
+  /** 'closeness': hull-edge directions scored on area + closenessWeight·mean edge distance; 'minArea': smallest rectangle. */
+  method: 'closeness' | 'minArea';
+  /** m² per metre of mean point-to-edge distance in the closeness score. */
+  closenessWeight: number;
+  /** Points this close to the cluster bottom are left out of the BEV fit (ground residue widens boxes; CPD: 0.2 m). */
+  trimBottomM: number;
+  /** Points sampled per cluster for the closeness score (the hull uses all). */
+  maxScorePoints: number;
+  /** Fewest points a kept box may hold. */
+  minPoints: number;
+  /** Box height (top point down to the ground) limits; CPD drops clusters taller than 4 m, keeps > 0.3 m. */
+  minHeightM: number;
+  maxHeightM: number;
+  /** Longest and widest footprint kept (CPD: length < 10 m). */
+  maxLengthM: number;
+  maxWidthM: number;
+  /** Volume limits (CPD: 0.1–200 m³). */
+  minVolumeM3: number;
+  maxVolumeM3: number;
+  /** Clusters whose lowest point floats higher than this above the ground (canopies, signs) are dropped. */
+  maxBottomAboveGroundM: number;
+  /** Extend each box down to the ground below it: the lower part of objects is often occluded. */
+  extendToGround: boolean;
+  /** Score = n / (n + scoreHalfPoints) for a cluster of n points: denser clusters rank first. */
+  scoreHalfPoints: number;
+}
+
+export const DEFAULT_BOXFIT_CONFIG: BoxFitConfig = {
+  method: 'closeness',
+  closenessWeight: 1,
+  trimBottomM: 0.2,
+  maxScorePoints: 256,
+  minPoints: 10,
+  minHeightM: 0.3,
+  maxHeightM: 4,
+  maxLengthM: 10,
+  maxWidthM: 4,
+  minVolumeM3: 0.1,
+  maxVolumeM3: 200,
+  maxBottomAboveGroundM: 1,
+  extendToGround: true,
+  scoreHalfPoints: 30,
+};
+
+export interface BoxFitStats {
+  clusters: number;
+  kept: number;
+  rejected: { points: number; floating: number; height: number; size: number; volume: number };
+}
+
+export interface BoxFitResult {
+  boxes: Boxes;
+  stats: BoxFitStats;
+}
+
+/**
+ * The rectangle of a 2D point set chosen among the hull-edge directions (the candidates rotating
+ * calipers visit) by area + weight·mean distance of the points to their nearest edge.
+ */
+export function closenessRect(
+  xs: Float64Array,
+  ys: Float64Array,
+  m: number,
+  weight: number,
+  maxScorePoints: number,
+): Rect2 {
+  const hull = convexHull(xs.subarray(0, m), ys.subarray(0, m));
+  const h = hull.length >> 1;
+  if (h < 3) return minAreaRect(xs.subarray(0, m), ys.subarray(0, m));
+  const step = Math.max(1, Math.floor(m / maxScorePoints));
+  let best = Infinity;
+  let out: Rect2 = { cx: 0, cy: 0, length: 0, width: 0, yaw: 0 };
+  for (let e = 0; e < h; e++) {
+    const ex = hull[(2 * e + 2) % (2 * h)] - hull[2 * e];
+    const ey = hull[(2 * e + 3) % (2 * h)] - hull[2 * e + 1];
+    const norm = Math.hypot(ex, ey);
+    if (norm === 0) continue;
+    const ux = ex / norm;
+    const uy = ey / norm;
+    let minU = Infinity;
+    let maxU = -Infinity;
+    let minV = Infinity;
+    let maxV = -Infinity;
+    for (let i = 0; i < h; i++) {
+      const u = hull[2 * i] * ux + hull[2 * i + 1] * uy;
+      const v = -hull[2 * i] * uy + hull[2 * i + 1] * ux;
+      if (u < minU) minU = u;
+      if (u > maxU) maxU = u;
+      if (v < minV) minV = v;
+      if (v > maxV) maxV = v;
+    }
+    const area = (maxU - minU) * (maxV - minV);
+    if (area >= best) continue; // the distance term is non-negative: it cannot win
+    let dist = 0;
+    let cnt = 0;
+    for (let i = 0; i < m; i += step) {
+      const u = xs[i] * ux + ys[i] * uy;
+      const v = -xs[i] * uy + ys[i] * ux;
+      dist += Math.min(u - minU, maxU - u, v - minV, maxV - v);
+      cnt++;
+    }
+    const score = area + (weight * dist) / cnt;
+    if (score < best) {
+      best = score;
+      out = rectFromExtents(ux, uy, minU, maxU, minV, maxV);
+    }
+  }
+  return out;
+}
+
+function rectFromExtents(
+  ux: number,
+  uy: number,
+  minU: number,
+  maxU: number,
+  minV: number,
+  maxV: number,
+): Rect2 {
+  const cu = (minU + maxU) / 2;
+  const cv = (minV + maxV) / 2;
+  let length = maxU - minU;
+  let width = maxV - minV;
+  let yaw = Math.atan2(uy, ux);
+  if (width > length) {
+    [length, width] = [width, length];
+    yaw += Math.PI / 2;
+  }
+  while (yaw > Math.PI / 2) yaw -= Math.PI;
+  while (yaw <= -Math.PI / 2) yaw += Math.PI;
+  return { cx: cu * ux - cv * uy, cy: cu * uy + cv * ux, length, width, yaw };
+}
+
+/** Fit a box to every cluster and keep those that pass the size, height and point-count filters. */
+export function fitBoxes(
+  pts: XYZ,
+  clusters: ClusterResult,
+  ground: GroundModel | null,
+  config: Partial<BoxFitConfig> = {},
+  frameIndex = 0,
+): BoxFitResult {
+  const cfg: BoxFitConfig = { ...DEFAULT_BOXFIT_CONFIG, ...config };
+  const { labels, count } = clusters;
+  // Counting sort of point indices by cluster.
+  const start = new Int32Array(count + 1);
+  for (let i = 0; i < labels.length; i++) if (labels[i] >= 0) start[labels[i] + 1]++;
+  for (let c = 0; c < count; c++) start[c + 1] += start[c];
+  const order = new Int32Array(start[count]);
+  const fill = start.slice(0, count);
+  for (let i = 0; i < labels.length; i++) if (labels[i] >= 0) order[fill[labels[i]]++] = i;
+  let largest = 0;
+  for (let c = 0; c < count; c++) largest = Math.max(largest, start[c + 1] - start[c]);
+  const xs = new Float64Array(largest);
+  const ys = new Float64Array(largest);
+
+  const stats: BoxFitStats = {
+    clusters: count,
+    kept: 0,
+    rejected: { points: 0, floating: 0, height: 0, size: 0, volume: 0 },
+  };
+  const out = allocateBoxes(count);
+  let k = 0;
+  for (let c = 0; c < count; c++) {
+    const s = start[c];
+    const e = start[c + 1];
+    const np = e - s;
+    if (np < cfg.minPoints) {
+      stats.rejected.points++;
+      continue;
+    }
+    let zMin = Infinity;
+    let zMax = -Infinity;
+    for (let j = s; j < e; j++) {
+      const z = pts.z[order[j]];
+      if (z < zMin) zMin = z;
+      if (z > zMax) zMax = z;
+    }
+    // BEV fit on points above the trimmed bottom (all of them if too few remain).
+    const cut = zMin + cfg.trimBottomM;
+    let m = 0;
+    for (let j = s; j < e; j++) {
+      const i = order[j];
+      if (pts.z[i] >= cut) {
+        xs[m] = pts.x[i];
+        ys[m] = pts.y[i];
+        m++;
+      }
+    }
+    if (m < 3) {
+      m = 0;
+      for (let j = s; j < e; j++) {
+        xs[m] = pts.x[order[j]];
+        ys[m] = pts.y[order[j]];
+        m++;
+      }
+    }
+    const rect =
+      cfg.method === 'minArea'
+        ? minAreaRect(xs.subarray(0, m), ys.subarray(0, m))
+        : closenessRect(xs, ys, m, cfg.closenessWeight, cfg.maxScorePoints);
+    const groundZ = ground ? groundHeightAt(ground, rect.cx, rect.cy) : zMin;
+    if (zMin - groundZ > cfg.maxBottomAboveGroundM) {
+      stats.rejected.floating++;
+      continue;
+    }
+    const bottom = cfg.extendToGround ? Math.min(zMin, groundZ) : zMin;
+    const height = zMax - bottom;
+    if (height < cfg.minHeightM || height > cfg.maxHeightM) {
+      stats.rejected.height++;
+      continue;
+    }
+    if (rect.length > cfg.maxLengthM || rect.width > cfg.maxWidthM) {
+      stats.rejected.size++;
+      continue;
+    }
+    const volume = rect.length * rect.width * height;
+    if (volume < cfg.minVolumeM3 || volume > cfg.maxVolumeM3) {
+      stats.rejected.volume++;
+      continue;
+    }
+    out.frameIndex[k] = frameIndex;
+    out.cx[k] = rect.cx;
+    out.cy[k] = rect.cy;
+    out.cz[k] = bottom + height / 2;
+    out.length[k] = rect.length;
+    out.width[k] = rect.width;
+    out.height[k] = height;
+    out.yaw[k] = rect.yaw;
+    out.numPoints[k] = np;
+    out.score[k] = np / (np + cfg.scoreHalfPoints);
+    k++;
+  }
+  stats.kept = k;
+  return { boxes: sliceBoxes(out, k), stats };
+}
+
+/** The first n rows of a box set, as views. */
+export function sliceBoxes(b: Boxes, n: number): Boxes {
+  return {
+    frameIndex: b.frameIndex.subarray(0, n),
+    trackId: b.trackId.subarray(0, n),
+    label: b.label.slice(0, n),
+    score: b.score.subarray(0, n),
+    cx: b.cx.subarray(0, n),
+    cy: b.cy.subarray(0, n),
+    cz: b.cz.subarray(0, n),
+    length: b.length.subarray(0, n),
+    width: b.width.subarray(0, n),
+    height: b.height.subarray(0, n),
+    yaw: b.yaw.subarray(0, n),
+    numPoints: b.numPoints.subarray(0, n),
+  };
+}

@@ -1,0 +1,203 @@
+// DBSCAN-like clustering of non-ground points in linear time: points hashed into voxels, a voxel is
+// "core" when its 3×3×3 neighbourhood holds ≥ minPoints points, core voxels joined by union-find.
+import type { XYZ } from './ground.ts';
+
+export interface ClusterConfig {
+  /** Only points within this BEV distance of the vehicle origin are clustered (OYSTER's near range). */
+  rangeM: number;
+  /** Voxel edge in x and y: points in adjacent voxels are linked (DBSCAN's eps, roughly). */
+  voxelM: number;
+  /** Voxel edge in z; larger than voxelM so sparse far objects (0.3–0.4 m between rings) stay whole. */
+  voxelZM: number;
+  /** A voxel is core when its 27-voxel neighbourhood holds at least this many points (DBSCAN min samples). */
+  minPoints: number;
+  /** Points of the ego vehicle itself are skipped: |x| box [egoMinX, egoMaxX] × |y| ≤ egoHalfWidthM. */
+  egoMinXM: number;
+  egoMaxXM: number;
+  egoHalfWidthM: number;
+}
+
+export const DEFAULT_CLUSTER_CONFIG: ClusterConfig = {
+  rangeM: 40,
+  voxelM: 0.3,
+  voxelZM: 0.5,
+  minPoints: 10,
+  egoMinXM: -2.5,
+  egoMaxXM: 2.5,
+  egoHalfWidthM: 1.2,
+};
+
+export interface ClusterResult {
+  /** Cluster index per point, −1 for noise, ground, out of range or non-finite. */
+  labels: Int32Array;
+  count: number;
+}
+
+// Voxel coordinates are packed into one 32-bit key: 12 bits x, 12 bits y, 8 bits z.
+const XY_OFF = 2048;
+const Z_OFF = 128;
+
+function packKey(ix: number, iy: number, iz: number): number {
+  return (ix + XY_OFF) | ((iy + XY_OFF) << 12) | ((iz + Z_OFF) << 24) | 0;
+}
+
+/** Open-addressing hash from packed voxel key to a dense voxel id. */
+class VoxelTable {
+  readonly keys: Int32Array;
+  readonly ids: Int32Array;
+  private readonly mask: number;
+  size = 0;
+
+  constructor(expected: number) {
+    let cap = 16;
+    while (cap < expected * 2) cap <<= 1;
+    this.keys = new Int32Array(cap);
+    this.ids = new Int32Array(cap).fill(-1);
+    this.mask = cap - 1;
+  }
+
+  private slot(key: number): number {
+    return (Math.imul(key, 0x9e3779b1) >>> 7) & this.mask;
+  }
+
+  /** Id of the key, inserting it if new. */
+  insert(key: number): number {
+    let h = this.slot(key);
+    for (;;) {
+      const id = this.ids[h];
+      if (id < 0) {
+        this.keys[h] = key;
+        this.ids[h] = this.size;
+        return this.size++;
+      }
+      if (this.keys[h] === key) return id;
+      h = (h + 1) & this.mask;
+    }
+  }
+
+  /** Id of the key, or −1. */
+  find(key: number): number {
+    let h = this.slot(key);
+    for (;;) {
+      const id = this.ids[h];
+      if (id < 0 || this.keys[h] === key) return id;
+      h = (h + 1) & this.mask;
+    }
+  }
+}
+
+function findRoot(parent: Int32Array, a: number): number {
+  while (parent[a] !== a) {
+    parent[a] = parent[parent[a]];
+    a = parent[a];
+  }
+  return a;
+}
+
+/**
+ * Cluster the points with `mask[i] = 1` (all finite points when mask is null). Cost is linear in the
+ * number of points: one hash insert per point and 27 lookups per occupied voxel.
+ */
+export function clusterPoints(
+  pts: XYZ,
+  mask: Uint8Array | null,
+  config: Partial<ClusterConfig> = {},
+): ClusterResult {
+  const cfg: ClusterConfig = { ...DEFAULT_CLUSTER_CONFIG, ...config };
+  const n = pts.x.length;
+  const labels = new Int32Array(n).fill(-1);
+  const r2 = cfg.rangeM * cfg.rangeM;
+  const inv = 1 / cfg.voxelM;
+  const invZ = 1 / cfg.voxelZM;
+  const maxXY = (XY_OFF - 2) * cfg.voxelM;
+  const maxZ = (Z_OFF - 2) * cfg.voxelZM;
+  let candidates = 0;
+  for (let i = 0; i < n; i++) if (!mask || mask[i]) candidates++;
+  const table = new VoxelTable(candidates);
+  const voxelOf = new Int32Array(n).fill(-1);
+  // At most one voxel per candidate point, so these never need to grow.
+  const counts = new Int32Array(Math.max(1, candidates));
+  const coords = new Int32Array(3 * Math.max(1, candidates));
+  for (let i = 0; i < n; i++) {
+    if (mask && !mask[i]) continue;
+    const x = pts.x[i];
+    const y = pts.y[i];
+    const z = pts.z[i];
+    const d2 = x * x + y * y;
+    // NaN fails `d2 <= r2`; z is checked explicitly.
+    if (!(d2 <= r2) || !(z > -maxZ && z < maxZ) || Math.abs(x) > maxXY || Math.abs(y) > maxXY) continue;
+    if (x >= cfg.egoMinXM && x <= cfg.egoMaxXM && Math.abs(y) <= cfg.egoHalfWidthM) continue;
+    const ix = Math.floor(x * inv);
+    const iy = Math.floor(y * inv);
+    const iz = Math.floor(z * invZ);
+    const before = table.size;
+    const id = table.insert(packKey(ix, iy, iz));
+    if (id === before) {
+      coords[3 * id] = ix;
+      coords[3 * id + 1] = iy;
+      coords[3 * id + 2] = iz;
+    }
+    counts[id]++;
+    voxelOf[i] = id;
+  }
+  const V = table.size;
+  // Neighbour ids per voxel (−1 where empty), found once and used twice.
+  const nbr = new Int32Array(27 * V);
+  const core = new Uint8Array(V);
+  for (let v = 0; v < V; v++) {
+    const ix = coords[3 * v];
+    const iy = coords[3 * v + 1];
+    const iz = coords[3 * v + 2];
+    let total = 0;
+    let k = 27 * v;
+    for (let dz = -1; dz <= 1; dz++) {
+      for (let dy = -1; dy <= 1; dy++) {
+        for (let dx = -1; dx <= 1; dx++) {
+          const id = table.find(packKey(ix + dx, iy + dy, iz + dz));
+          nbr[k++] = id;
+          if (id >= 0) total += counts[id];
+        }
+      }
+    }
+    if (total >= cfg.minPoints) core[v] = 1;
+  }
+  const parent = new Int32Array(V);
+  for (let v = 0; v < V; v++) parent[v] = v;
+  for (let v = 0; v < V; v++) {
+    if (!core[v]) continue;
+    for (let k = 27 * v, end = k + 27; k < end; k++) {
+      const u = nbr[k];
+      if (u > v && core[u]) {
+        const ra = findRoot(parent, v);
+        const rb = findRoot(parent, u);
+        if (ra !== rb) parent[rb] = ra;
+      }
+    }
+  }
+  // Border voxels (not core, next to a core voxel) join the first core neighbour's cluster, as in DBSCAN.
+  const voxelLabel = new Int32Array(V).fill(-1);
+  const rootLabel = new Int32Array(V).fill(-1);
+  let count = 0;
+  for (let v = 0; v < V; v++) {
+    let anchor = -1;
+    if (core[v]) anchor = v;
+    else {
+      for (let k = 27 * v, end = k + 27; k < end; k++) {
+        const u = nbr[k];
+        if (u >= 0 && core[u]) {
+          anchor = u;
+          break;
+        }
+      }
+    }
+    if (anchor < 0) continue;
+    const root = findRoot(parent, anchor);
+    if (rootLabel[root] < 0) rootLabel[root] = count++;
+    voxelLabel[v] = rootLabel[root];
+  }
+  for (let i = 0; i < n; i++) {
+    const v = voxelOf[i];
+    if (v >= 0) labels[i] = voxelLabel[v];
+  }
+  return { labels, count };
+}

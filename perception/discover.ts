@@ -1,0 +1,110 @@
+// Object discovery on one sweep (OYSTER's seed labels): ground removal → near-range clustering → box
+// fitting, with one typed config that gathers the three modules' configs.
+import type { Boxes } from '../core/arrow/records.ts';
+import { fitBoxes, type BoxFitConfig, type BoxFitStats, DEFAULT_BOXFIT_CONFIG } from './boxfit.ts';
+import { clusterPoints, type ClusterConfig, DEFAULT_CLUSTER_CONFIG } from './cluster.ts';
+import {
+  DEFAULT_GROUND_CONFIG,
+  flatGroundModel,
+  type GroundConfig,
+  type GroundModel,
+  segmentGround,
+  type XYZ,
+} from './ground.ts';
+
+export interface DiscoverConfig {
+  ground: GroundConfig;
+  cluster: ClusterConfig;
+  boxfit: BoxFitConfig;
+  /** Sweeps with fewer finite points than this yield no boxes (nothing to fit a ground to). */
+  minSweepPoints: number;
+  /** Points higher than this above the ground are left out of clustering (canopies, overhangs). */
+  maxHeightAboveGroundM: number;
+}
+
+export const DEFAULT_DISCOVER_CONFIG: DiscoverConfig = {
+  ground: DEFAULT_GROUND_CONFIG,
+  cluster: DEFAULT_CLUSTER_CONFIG,
+  boxfit: DEFAULT_BOXFIT_CONFIG,
+  minSweepPoints: 50,
+  maxHeightAboveGroundM: 4,
+};
+
+/** Partial configs merged over the defaults, one level deep. */
+export interface DiscoverConfigInput {
+  ground?: Partial<GroundConfig>;
+  cluster?: Partial<ClusterConfig>;
+  boxfit?: Partial<BoxFitConfig>;
+  minSweepPoints?: number;
+  maxHeightAboveGroundM?: number;
+}
+
+export function resolveDiscoverConfig(input: DiscoverConfigInput = {}): DiscoverConfig {
+  return {
+    ground: { ...DEFAULT_GROUND_CONFIG, ...input.ground },
+    cluster: { ...DEFAULT_CLUSTER_CONFIG, ...input.cluster },
+    boxfit: { ...DEFAULT_BOXFIT_CONFIG, ...input.boxfit },
+    minSweepPoints: input.minSweepPoints ?? DEFAULT_DISCOVER_CONFIG.minSweepPoints,
+    maxHeightAboveGroundM: input.maxHeightAboveGroundM ?? DEFAULT_DISCOVER_CONFIG.maxHeightAboveGroundM,
+  };
+}
+
+export interface SweepStats {
+  points: number;
+  /** Points with a non-finite coordinate, skipped. */
+  nonFinite: number;
+  ground: number;
+  clustered: number;
+  clusters: number;
+  boxes: number;
+  rejected: BoxFitStats['rejected'];
+}
+
+export interface SweepResult {
+  boxes: Boxes;
+  /** 1 for ground points. */
+  isGround: Uint8Array;
+  /** Cluster per point (−1: none). */
+  clusterOf: Int32Array;
+  ground: GroundModel;
+  stats: SweepStats;
+}
+
+/** Ground → cluster → boxes on one sweep (vehicle frame). Boxes carry `frameIndex`. */
+export function discoverSweep(
+  pts: XYZ,
+  cfg: DiscoverConfig = DEFAULT_DISCOVER_CONFIG,
+  frameIndex = 0,
+): SweepResult {
+  const g = segmentGround(pts, cfg.ground);
+  const n = pts.x.length;
+  const finite = n - g.invalidCount;
+  const model = finite >= cfg.minSweepPoints ? g.model : flatGroundModel(g.model.levelZ, cfg.ground);
+  // Candidates: finite, not ground, below the height cut.
+  const mask = new Uint8Array(n);
+  if (finite >= cfg.minSweepPoints) {
+    const cut = cfg.maxHeightAboveGroundM;
+    const h = g.heightAboveGround;
+    // NaN heights (non-finite points) fail the comparison.
+    for (let i = 0; i < n; i++) if (!g.isGround[i] && h[i] <= cut) mask[i] = 1;
+  }
+  const clusters = clusterPoints(pts, mask, cfg.cluster);
+  const fit = fitBoxes(pts, clusters, model, cfg.boxfit, frameIndex);
+  let clustered = 0;
+  for (let i = 0; i < n; i++) if (clusters.labels[i] >= 0) clustered++;
+  return {
+    boxes: fit.boxes,
+    isGround: g.isGround,
+    clusterOf: clusters.labels,
+    ground: model,
+    stats: {
+      points: n,
+      nonFinite: g.invalidCount,
+      ground: g.groundCount,
+      clustered,
+      clusters: clusters.count,
+      boxes: fit.stats.kept,
+      rejected: fit.stats.rejected,
+    },
+  };
+}

@@ -1,0 +1,527 @@
+// Ground removal by line fitting per angular segment (Himmelsbach et al. 2010, "Fast segmentation of 3D
+// point clouds for ground vehicles"; segment/bin/height settings after CPD, see REFERENCES.md).
+import type { PointCloud } from '../core/arrow/records.ts';
+
+export type XYZ = Pick<PointCloud, 'x' | 'y' | 'z'>;
+
+export interface GroundConfig {
+  /** Angular segments around the vehicle (CPD: 150). */
+  segments: number;
+  /** Range bins per segment, uniform in [0, maxRangeM) (CPD: 150). */
+  bins: number;
+  /** Range covered by the bins; farther points use the last bin's line. */
+  maxRangeM: number;
+  /** A point is ground when it lies at most this far above its segment's ground line (CPD: 0.1 m). */
+  maxDistToLineM: number;
+  /**
+   * The first ground prototype of a segment must lie within this of the plane fitted to the ground near
+   * the vehicle (CPD: 0.5 m from the nominal level; tighter here because the plane follows tilt).
+   */
+  maxStartHeightM: number;
+  /** The near-vehicle plane is fitted (RANSAC, then least squares) to prototypes within this range. */
+  planeRangeM: number;
+  /** Steepest ground line allowed, |dz/dr| (a 30% grade). */
+  maxSlope: number;
+  /**
+   * Extra height tolerance per metre between a prototype and the last accepted one: lets the line
+   * follow hills and step over curbs (≈0.15 m over a 1 m gap) while car bodies (≥0.3 m) stay out.
+   */
+  slackPerM: number;
+  /**
+   * Largest rise accepted between neighbouring prototypes whatever the gap: car bodies (≥0.3 m above the
+   * road) behind an occluded stretch must not pass as a step up. Drops are not capped (they re-anchor).
+   */
+  maxStepUpM: number;
+  /** Prototypes within this range window are fitted by one local line (centred on each bin). */
+  windowM: number;
+  /** Prototypes closer than this are ignored (ego-vehicle returns). */
+  minRangeM: number;
+  /**
+   * Ground level near the vehicle in the vehicle frame (e.g. −1.73 for the KITTI velodyne frame, 0 for
+   * AV2's ego frame). Estimated from the sweep when absent.
+   */
+  groundZHintM?: number;
+}
+
+export const DEFAULT_GROUND_CONFIG: GroundConfig = {
+  segments: 150,
+  bins: 150,
+  maxRangeM: 80,
+  maxDistToLineM: 0.15,
+  maxStartHeightM: 0.25,
+  planeRangeM: 15,
+  maxSlope: 0.3,
+  slackPerM: 0.06,
+  maxStepUpM: 0.25,
+  windowM: 8,
+  minRangeM: 2.5,
+};
+
+/** Piecewise-linear ground height z = slope·r + intercept per (segment, bin), in the vehicle frame. */
+export interface GroundModel {
+  segments: number;
+  bins: number;
+  binM: number;
+  slope: Float32Array;
+  intercept: Float32Array;
+  /** Ground height below the vehicle origin, from the near-vehicle plane. */
+  levelZ: number;
+  /** The near-vehicle plane z = a·x + b·y + c the segment lines started from. */
+  plane: [number, number, number];
+}
+
+export interface GroundResult {
+  /** 1 for ground points, 0 otherwise (also 0 for non-finite points). */
+  isGround: Uint8Array;
+  groundCount: number;
+  /** Height of each point above its ground line (NaN for non-finite points). */
+  heightAboveGround: Float32Array;
+  /** Points with a non-finite coordinate (neither ground nor anything else). */
+  invalidCount: number;
+  model: GroundModel;
+}
+
+const TWO_PI = 2 * Math.PI;
+
+function segmentOf(x: number, y: number, segments: number): number {
+  const s = Math.floor(((Math.atan2(y, x) + Math.PI) / TWO_PI) * segments);
+  return s >= segments ? segments - 1 : s;
+}
+
+/** Height of the ground model below (x, y) in the vehicle frame. */
+export function groundHeightAt(m: GroundModel, x: number, y: number): number {
+  const r = Math.hypot(x, y);
+  let b = Math.floor(r / m.binM);
+  if (b >= m.bins) b = m.bins - 1;
+  const c = segmentOf(x, y, m.segments) * m.bins + b;
+  return m.slope[c] * r + m.intercept[c];
+}
+
+/** A ground model that is one flat plane at `levelZ` (used when a sweep has too few points). */
+export function flatGroundModel(levelZ: number, cfg: GroundConfig = DEFAULT_GROUND_CONFIG): GroundModel {
+  const n = cfg.segments * cfg.bins;
+  return {
+    segments: cfg.segments,
+    bins: cfg.bins,
+    binM: cfg.maxRangeM / cfg.bins,
+    slope: new Float32Array(n),
+    intercept: new Float32Array(n).fill(levelZ),
+    levelZ,
+    plane: [0, 0, levelZ],
+  };
+}
+
+/** Deterministic pseudo-random integers (a 32-bit LCG): RANSAC must give the same plane every run. */
+function lcg(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state;
+  };
+}
+
+/**
+ * The ground plane near the vehicle from the cell prototypes within planeRangeM: RANSAC over planes no
+ * steeper than maxSlope (inliers within 0.1 m), then least squares on the inliers. With too few
+ * prototypes: flat at a low quantile of their heights.
+ */
+function nearPlane(
+  proto: Float32Array,
+  protoX: Float32Array,
+  protoY: Float32Array,
+  protoR: Float32Array,
+  cfg: GroundConfig,
+): [number, number, number] {
+  const idx: number[] = [];
+  for (let c = 0; c < proto.length; c++)
+    if (proto[c] !== Infinity && protoR[c] <= cfg.planeRangeM) idx.push(c);
+  if (idx.length === 0) return [0, 0, 0];
+  const zs = idx.map((c) => proto[c]).sort((a, b) => a - b);
+  const low = zs[Math.floor(0.3 * (zs.length - 1))];
+  if (idx.length < 10) return [0, 0, low];
+  const inlierTol = 0.1;
+  const rand = lcg(idx.length);
+  const count = (a: number, b: number, c: number) => {
+    let k = 0;
+    for (const i of idx) if (Math.abs(proto[i] - (a * protoX[i] + b * protoY[i] + c)) <= inlierTol) k++;
+    return k;
+  };
+  let best: [number, number, number] = [0, 0, low];
+  let bestCount = count(0, 0, low);
+  for (let it = 0; it < 60; it++) {
+    const i = idx[rand() % idx.length];
+    const j = idx[rand() % idx.length];
+    const k = idx[rand() % idx.length];
+    const plane = planeThrough(
+      protoX[i],
+      protoY[i],
+      proto[i],
+      protoX[j],
+      protoY[j],
+      proto[j],
+      protoX[k],
+      protoY[k],
+      proto[k],
+    );
+    if (!plane || Math.hypot(plane[0], plane[1]) > cfg.maxSlope) continue;
+    const n = count(...plane);
+    if (n > bestCount) {
+      bestCount = n;
+      best = plane;
+    }
+  }
+  // Least squares on the inliers (normal equations of z = a x + b y + c).
+  let sxx = 0,
+    sxy = 0,
+    sx = 0,
+    syy = 0,
+    sy = 0,
+    sn = 0,
+    sxz = 0,
+    syz = 0,
+    sz = 0;
+  for (const i of idx) {
+    const x = protoX[i];
+    const y = protoY[i];
+    const z = proto[i];
+    if (Math.abs(z - (best[0] * x + best[1] * y + best[2])) > inlierTol) continue;
+    sxx += x * x;
+    sxy += x * y;
+    sx += x;
+    syy += y * y;
+    sy += y;
+    sn++;
+    sxz += x * z;
+    syz += y * z;
+    sz += z;
+  }
+  const sol = solve3(sxx, sxy, sx, sxy, syy, sy, sx, sy, sn, sxz, syz, sz);
+  if (sol && Math.hypot(sol[0], sol[1]) <= cfg.maxSlope) return sol;
+  return best;
+}
+
+function planeThrough(
+  x1: number,
+  y1: number,
+  z1: number,
+  x2: number,
+  y2: number,
+  z2: number,
+  x3: number,
+  y3: number,
+  z3: number,
+): [number, number, number] | null {
+  return solve3(x1, y1, 1, x2, y2, 1, x3, y3, 1, z1, z2, z3);
+}
+
+/** Solve the 3×3 system [[a,b,c],[d,e,f],[g,h,i]]·v = [p,q,r] by Cramer's rule; null when singular. */
+function solve3(
+  a: number,
+  b: number,
+  c: number,
+  d: number,
+  e: number,
+  f: number,
+  g: number,
+  h: number,
+  i: number,
+  p: number,
+  q: number,
+  r: number,
+): [number, number, number] | null {
+  const det = a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g);
+  if (Math.abs(det) < 1e-9) return null;
+  return [
+    (p * (e * i - f * h) - b * (q * i - f * r) + c * (q * h - e * r)) / det,
+    (a * (q * i - f * r) - p * (d * i - f * g) + c * (d * r - q * g)) / det,
+    (a * (e * r - q * h) - b * (d * r - q * g) + p * (d * h - e * g)) / det,
+  ];
+}
+
+/**
+ * Segment ground points. Each (segment, bin) keeps its lowest point as prototype; walking outwards,
+ * a prototype is accepted as ground when it lies near the line through the previously accepted ones;
+ * every bin then gets a line fitted to the accepted prototypes in a window centred on it, and points at
+ * most `maxDistToLineM` above that line are ground. Cost: one pass over the points plus O(segments·bins).
+ */
+export function segmentGround(pts: XYZ, config: Partial<GroundConfig> = {}): GroundResult {
+  const cfg: GroundConfig = { ...DEFAULT_GROUND_CONFIG, ...config };
+  const { segments: S, bins: B } = cfg;
+  const binM = cfg.maxRangeM / B;
+  const n = pts.x.length;
+  const cellOf = new Int32Array(n);
+  const rangeOf = new Float32Array(n);
+  const proto = new Float32Array(S * B).fill(Infinity);
+  const protoR = new Float32Array(S * B);
+  const protoX = new Float32Array(S * B);
+  const protoY = new Float32Array(S * B);
+  let invalid = 0;
+  for (let i = 0; i < n; i++) {
+    const x = pts.x[i];
+    const y = pts.y[i];
+    const z = pts.z[i];
+    // NaN fails every comparison; Infinity is caught by the difference test.
+    if (!(x - x === 0 && y - y === 0 && z - z === 0)) {
+      cellOf[i] = -1;
+      invalid++;
+      continue;
+    }
+    const r = Math.sqrt(x * x + y * y);
+    let b = Math.floor(r / binM);
+    if (b >= B) b = B - 1;
+    const c = segmentOf(x, y, S) * B + b;
+    cellOf[i] = c;
+    rangeOf[i] = r;
+    if (r >= cfg.minRangeM && z < proto[c]) {
+      proto[c] = z;
+      protoR[c] = r;
+      protoX[c] = x;
+      protoY[c] = y;
+    }
+  }
+  const plane: [number, number, number] =
+    cfg.groundZHintM !== undefined ? [0, 0, cfg.groundZHintM] : nearPlane(proto, protoX, protoY, protoR, cfg);
+  const levelZ = plane[2];
+  const slope = new Float32Array(S * B);
+  const intercept = new Float32Array(S * B);
+  const hasLine = new Uint8Array(S);
+  const accR = new Float64Array(B);
+  const accZ = new Float64Array(B);
+  for (let s = 0; s < S; s++) {
+    // The near-vehicle plane's slope along this segment: the prior for lines the data cannot fix.
+    const theta = ((s + 0.5) / S) * TWO_PI - Math.PI;
+    const planeSlope = plane[0] * Math.cos(theta) + plane[1] * Math.sin(theta);
+    const na = acceptPrototypes(proto, protoR, protoX, protoY, s * B, B, plane, planeSlope, cfg, accR, accZ);
+    if (na > 0) {
+      fitBinLines(accR, accZ, na, s * B, B, binM, cfg, planeSlope, slope, intercept);
+      hasLine[s] = 1;
+    }
+  }
+  fillEmptySegments(hasLine, S, B, slope, intercept, plane);
+  const isGround = new Uint8Array(n);
+  const heightAboveGround = rangeOf; // reused: the range of a point is not needed past this loop
+  let groundCount = 0;
+  const thr = cfg.maxDistToLineM;
+  for (let i = 0; i < n; i++) {
+    const c = cellOf[i];
+    if (c < 0) {
+      heightAboveGround[i] = NaN;
+      continue;
+    }
+    const h = pts.z[i] - (slope[c] * rangeOf[i] + intercept[c]);
+    heightAboveGround[i] = h;
+    if (h <= thr) {
+      isGround[i] = 1;
+      groundCount++;
+    }
+  }
+  return {
+    isGround,
+    groundCount,
+    heightAboveGround,
+    invalidCount: invalid,
+    model: { segments: S, bins: B, binM, slope, intercept, levelZ, plane },
+  };
+}
+
+/**
+ * Walk one segment's prototypes outwards, keeping those consistent with the running ground line
+ * (least squares over the accepted prototypes in the trailing window). Returns how many were accepted;
+ * their ranges and heights are written to accR/accZ in range order.
+ */
+function acceptPrototypes(
+  proto: Float32Array,
+  protoR: Float32Array,
+  protoX: Float32Array,
+  protoY: Float32Array,
+  base: number,
+  B: number,
+  plane: [number, number, number],
+  planeSlope: number,
+  cfg: GroundConfig,
+  accR: Float64Array,
+  accZ: Float64Array,
+): number {
+  let na = 0;
+  let head = 0; // first accepted prototype inside the trailing window
+  let sr = 0;
+  let sz = 0;
+  let srr = 0;
+  let srz = 0;
+  for (let b = 0; b < B; b++) {
+    const z = proto[base + b];
+    if (z === Infinity) continue;
+    const r = protoR[base + b];
+    const k = na - head;
+    if (na === 0) {
+      const onPlane = plane[0] * protoX[base + b] + plane[1] * protoY[base + b] + plane[2];
+      if (Math.abs(z - onPlane) > cfg.maxStartHeightM) continue;
+    } else {
+      const tol = cfg.maxDistToLineM + cfg.slackPerM * (r - accR[na - 1]);
+      let expected: number;
+      if (k >= 2) {
+        const [a, c] = lineFromSums(k, sr, sz, srr, srz, cfg.maxSlope, planeSlope);
+        expected = a * r + c;
+      } else {
+        expected = accZ[na - 1];
+      }
+      const d = z - expected;
+      if (d > Math.min(tol, cfg.maxStepUpM) || d < -tol) continue;
+    }
+    accR[na] = r;
+    accZ[na] = z;
+    na++;
+    sr += r;
+    sz += z;
+    srr += r * r;
+    srz += r * z;
+    while (na - head > 2 && r - accR[head] > cfg.windowM) {
+      const hr = accR[head];
+      const hz = accZ[head];
+      sr -= hr;
+      sz -= hz;
+      srr -= hr * hr;
+      srz -= hr * hz;
+      head++;
+    }
+  }
+  return na;
+}
+
+/**
+ * Least-squares line z = a·r + c from running sums, slope clamped to ±maxSlope. Prototypes bunched in
+ * range (spread under 0.3 m) cannot fix a slope: they take `fallbackSlope` through their mean.
+ */
+function lineFromSums(
+  k: number,
+  sr: number,
+  sz: number,
+  srr: number,
+  srz: number,
+  maxSlope: number,
+  fallbackSlope: number,
+): [number, number] {
+  const den = k * srr - sr * sr;
+  let a = den > k * k * 0.09 ? (k * srz - sr * sz) / den : fallbackSlope;
+  if (a > maxSlope) a = maxSlope;
+  else if (a < -maxSlope) a = -maxSlope;
+  return [a, (sz - a * sr) / k];
+}
+
+/**
+ * For each bin of a segment, the line through the accepted prototypes within ±windowM/2 of the bin
+ * centre (two pointers over the range-sorted prototypes). Bins with fewer than two in reach take the
+ * slope of the nearest bin that has a line, through their nearest prototype; a segment with no such bin
+ * uses the near-vehicle plane's slope along the segment through its accepted prototypes.
+ */
+function fitBinLines(
+  accR: Float64Array,
+  accZ: Float64Array,
+  na: number,
+  base: number,
+  B: number,
+  binM: number,
+  cfg: GroundConfig,
+  planeSlope: number,
+  slope: Float32Array,
+  intercept: Float32Array,
+): void {
+  const half = cfg.windowM / 2;
+  let lo = 0;
+  let hi = 0;
+  let sr = 0;
+  let sz = 0;
+  let srr = 0;
+  let srz = 0;
+  let defined = 0;
+  const has = new Uint8Array(B);
+  for (let b = 0; b < B; b++) {
+    const rc = (b + 0.5) * binM;
+    while (hi < na && accR[hi] <= rc + half) {
+      sr += accR[hi];
+      sz += accZ[hi];
+      srr += accR[hi] * accR[hi];
+      srz += accR[hi] * accZ[hi];
+      hi++;
+    }
+    while (lo < hi && accR[lo] < rc - half) {
+      sr -= accR[lo];
+      sz -= accZ[lo];
+      srr -= accR[lo] * accR[lo];
+      srz -= accR[lo] * accZ[lo];
+      lo++;
+    }
+    if (hi - lo >= 2) {
+      const [a, c] = lineFromSums(hi - lo, sr, sz, srr, srz, cfg.maxSlope, planeSlope);
+      slope[base + b] = a;
+      intercept[base + b] = c;
+      has[b] = 1;
+      defined++;
+    }
+  }
+  if (defined === 0) {
+    let mr = 0;
+    let mz = 0;
+    for (let i = 0; i < na; i++) {
+      mr += accR[i];
+      mz += accZ[i];
+    }
+    slope.fill(planeSlope, base, base + B);
+    intercept.fill(mz / na - (planeSlope * mr) / na, base, base + B);
+    return;
+  }
+  // Other bins: the slope of the nearest defined bin (ties: the nearer-range one), through the nearest
+  // accepted prototype, so sparse far rings still anchor the line where they touch the ground.
+  let prev = -1;
+  let nearest = 0;
+  for (let b = 0; b < B; b++) {
+    if (has[b]) {
+      prev = b;
+      continue;
+    }
+    let next = b + 1;
+    while (next < B && !has[next]) next++;
+    const src = prev < 0 ? next : next >= B || b - prev <= next - b ? prev : next;
+    const rc = (b + 0.5) * binM;
+    while (nearest + 1 < na && Math.abs(accR[nearest + 1] - rc) <= Math.abs(accR[nearest] - rc)) nearest++;
+    const a = slope[base + src];
+    slope[base + b] = a;
+    intercept[base + b] = accZ[nearest] - a * accR[nearest];
+  }
+}
+
+/**
+ * Segments with no accepted prototype (blocked by a wall, or empty) copy the nearest fitted segment;
+ * with none fitted at all, every segment takes the near-vehicle plane along its direction.
+ */
+function fillEmptySegments(
+  hasLine: Uint8Array,
+  S: number,
+  B: number,
+  slope: Float32Array,
+  intercept: Float32Array,
+  plane: [number, number, number],
+): void {
+  let any = false;
+  for (let s = 0; s < S; s++) any ||= hasLine[s] === 1;
+  if (!any) {
+    for (let s = 0; s < S; s++) {
+      const theta = ((s + 0.5) / S) * TWO_PI - Math.PI;
+      slope.fill(plane[0] * Math.cos(theta) + plane[1] * Math.sin(theta), s * B, s * B + B);
+      intercept.fill(plane[2], s * B, s * B + B);
+    }
+    return;
+  }
+  for (let s = 0; s < S; s++) {
+    if (hasLine[s]) continue;
+    for (let d = 1; d <= S / 2; d++) {
+      const left = (s - d + S) % S;
+      const right = (s + d) % S;
+      const src = hasLine[left] ? left : hasLine[right] ? right : -1;
+      if (src < 0) continue;
+      slope.copyWithin(s * B, src * B, src * B + B);
+      intercept.copyWithin(s * B, src * B, src * B + B);
+      break;
+    }
+  }
+}

@@ -1,0 +1,379 @@
+// OYSTER's self-training loop (Zhang et al., CVPR 2023): near-range discovery → tracks → refined seed
+// labels → train the BEV detector → detect on every frame at all ranges → track → refine → retrain, R rounds,
+// with AP by range and DTC after each round wherever a log has ground truth.
+import fs from 'node:fs';
+import path from 'node:path';
+import { type Boxes, boxAt, concatBoxes, rowsByFrame, selectBoxes } from '../core/arrow/records.ts';
+import { writeFileAtomic } from '../core/atomic.ts';
+import { countPointsInBox } from '../core/geometry/box.ts';
+import { createProgress } from '../core/progress.ts';
+import type { LogReader } from '../datasets/logstore.ts';
+import { type DetectorConfig, DEFAULT_DETECTOR_CONFIG } from './detector/config.ts';
+import { Detector } from './detector/model.ts';
+import { type TrainingFrame, trainDetector, trainingFrame } from './detector/train.ts';
+import { type DiscoverConfig, DEFAULT_DISCOVER_CONFIG, discoverSweep } from './discover.ts';
+import { type EvalReport, evaluateBoxes } from './eval/evaluate.ts';
+import { DEFAULT_REFINE_CONFIG, type RefineConfig, refineTracks } from './refine.ts';
+import type { SequenceInput } from './sequence.ts';
+import { DEFAULT_TRACKER_CONFIG, type TrackerConfig, trackBoxes } from './track.ts';
+
+export interface SelfTrainConfig {
+  /** Train → detect → track → refine rounds (OYSTER: a few; default 3). */
+  rounds: number;
+  detector: DetectorConfig;
+  discover: DiscoverConfig;
+  tracker: TrackerConfig;
+  refine: RefineConfig;
+  /**
+   * Label range of the rounds after the first, whose labels come from the detector at all ranges
+   * (null: the whole grid). The first round uses detector.targets.labelRangeM (near range, 40 m).
+   */
+  laterLabelRangeM: number | null;
+  /** Detections below this score are left out of the tracks that become the next round's labels. */
+  labelScoreThreshold: number;
+  /** Optimizer steps of the rounds after the first (null: detector.train.steps). */
+  laterSteps: number | null;
+  /** Start each later round from the previous round's weights (fine-tune) instead of from scratch. */
+  warmStart: boolean;
+  /** Range buckets of the AP table (the near range the seeds cover, and beyond it). */
+  evalBucketsM: [number, number][];
+}
+
+export const DEFAULT_SELFTRAIN_CONFIG: SelfTrainConfig = {
+  rounds: 3,
+  detector: DEFAULT_DETECTOR_CONFIG,
+  discover: DEFAULT_DISCOVER_CONFIG,
+  tracker: DEFAULT_TRACKER_CONFIG,
+  refine: DEFAULT_REFINE_CONFIG,
+  laterLabelRangeM: null,
+  labelScoreThreshold: 0.3,
+  laterSteps: null,
+  warmStart: true,
+  evalBucketsM: [
+    [0, 40],
+    [40, 80],
+  ],
+};
+
+/** A log taking part: its reader and a short name for tables. */
+export interface SelfTrainLog {
+  name: string;
+  reader: LogReader;
+}
+
+/** One row of the per-round table: a method's boxes scored on one set of logs. */
+export interface SelfTrainRow {
+  /** 'clustering', 'refined tracks', 'detector', 'detector + tracks'. */
+  method: string;
+  /** Round (1-based) for detector rows; 0 for the discovery baselines. */
+  round: number;
+  /** 'train' (the logs self-trained on, auto-labelling) or 'held-out' (logs never trained on). */
+  set: 'train' | 'held-out';
+  report: EvalReport;
+}
+
+export interface SelfTrainRound {
+  round: number;
+  modelPath: string;
+  steps: number;
+  resumedFrom: number | null;
+  trainSeconds: number;
+  framesPerS: number;
+  /** Labels this round trained on (boxes over all train logs). */
+  labelBoxes: number;
+  finalLoss: number | null;
+}
+
+export interface SelfTrainResult {
+  rows: SelfTrainRow[];
+  rounds: SelfTrainRound[];
+  /** The last round's model (also copied to `<outDir>/detector.onnx`). */
+  modelPath: string;
+}
+
+export interface SelfTrainOptions {
+  /** Models, checkpoints and the results JSON go here; a rerun resumes from its checkpoints. */
+  outDir: string;
+  /** Logs to also detect on and score each round, never trained on. */
+  evalLogs?: SelfTrainLog[];
+  /** Progress bars (default true). */
+  progress?: boolean;
+  /** A line of news (round starts, tables). */
+  log?: (line: string) => void;
+  /** Write the final labels and detections into each training log (selftrain_labels / selftrain_detections). */
+  writeToLogs?: boolean;
+}
+
+/** Sequence facts of a log for tracking, refinement and DTC. */
+function sequenceOf(reader: LogReader): SequenceInput & { poses: Float64Array; timesS: Float64Array } {
+  const ts = reader.timestampsNs;
+  const t0 = ts.length ? ts[0] : 0n;
+  const timesS = Float64Array.from(ts, (t) => Number(t - t0) / 1e9);
+  return { frameCount: reader.frameCount, poses: reader.poses, timesS, rateHz: reader.meta.rateHz };
+}
+
+/** Ground-truth boxes of a log, or null when it has none. */
+function groundTruth(reader: LogReader): Boxes | null {
+  return reader.hasBoxes('labels') ? reader.readBoxes('labels') : null;
+}
+
+/** Near-range discovery (ground → clusters → boxes) on every frame of a log. */
+export async function discoverLog(reader: LogReader, cfg: DiscoverConfig, label = ''): Promise<Boxes> {
+  const parts: Boxes[] = [];
+  const bar = createProgress(`discover ${label}`.trim(), reader.frameCount);
+  for await (const f of reader.iterFrames()) {
+    parts.push(discoverSweep(f.points, cfg, f.frameIndex).boxes);
+    bar.tick();
+  }
+  bar.stop();
+  return concatBoxes(parts);
+}
+
+/** Track boxes over a log and refine the tracks into consistent labels (perception/track + refine). */
+export function trackAndRefine(boxes: Boxes, reader: LogReader, cfg: Pick<SelfTrainConfig, 'tracker' | 'refine'>): Boxes {
+  const seq = sequenceOf(reader);
+  const tracked = trackBoxes(boxes, seq, cfg.tracker);
+  return refineTracks(tracked.boxes, seq, cfg.refine).boxes;
+}
+
+/** The detector on every frame of a log; each box's point count is filled in (labels filter on it). */
+export async function detectLog(detector: Detector, reader: LogReader, label = ''): Promise<Boxes> {
+  const parts: Boxes[] = [];
+  const bar = createProgress(`detect ${label}`.trim(), reader.frameCount);
+  for await (const f of reader.iterFrames()) {
+    const b = await detector.detect(f.points, f.frameIndex);
+    for (let i = 0; i < b.cx.length; i++) b.numPoints[i] = countPointsInBox(boxAt(b, i), f.points.x, f.points.y, f.points.z);
+    parts.push(b);
+    bar.tick();
+  }
+  bar.stop();
+  return concatBoxes(parts);
+}
+
+/** Boxes with score ≥ `minScore`. */
+function aboveScore(b: Boxes, minScore: number): Boxes {
+  const keep: number[] = [];
+  for (let i = 0; i < b.cx.length; i++) if (b.score[i] >= minScore) keep.push(i);
+  return selectBoxes(b, keep);
+}
+
+/** Training frames of a log with its labels (every `stride`-th frame). */
+async function trainingFrames(reader: LogReader, labels: Boxes, cfg: DetectorConfig): Promise<TrainingFrame[]> {
+  const byFrame = rowsByFrame(labels);
+  const out: TrainingFrame[] = [];
+  for (let i = 0; i < reader.frameCount; i += Math.max(1, cfg.train.frameStride)) {
+    const f = await reader.readFrame(i);
+    const rows = byFrame.get(i) ?? [];
+    const boxes = rows.map((r) => ({ ...boxAt(labels, r), numPoints: labels.numPoints[r] }));
+    out.push(trainingFrame(f.points, boxes, cfg));
+  }
+  return out;
+}
+
+/** Score `pred` (concatenated over logs by `perLog`) against the logs' ground truth, pooling frames. */
+function evaluateSet(
+  perLog: { log: SelfTrainLog; boxes: Boxes }[],
+  cfg: SelfTrainConfig,
+): EvalReport | null {
+  // Pool logs by giving each log's frames a disjoint index range; DTC needs per-log poses, so it is
+  // evaluated on the pooled frames with the poses concatenated the same way.
+  const preds: Boxes[] = [];
+  const gts: Boxes[] = [];
+  const poses: Float64Array[] = [];
+  const times: number[] = [];
+  let base = 0;
+  let tBase = 0;
+  for (const { log, boxes } of perLog) {
+    const gt = groundTruth(log.reader);
+    if (!gt) continue;
+    const seq = sequenceOf(log.reader);
+    preds.push(shiftFrames(boxes, base));
+    gts.push(shiftFrames(gt, base));
+    poses.push(seq.poses);
+    // A gap of an hour between logs keeps one log's future out of another's DTC horizon.
+    for (const t of seq.timesS) times.push(tBase + t);
+    tBase += (seq.timesS.length ? seq.timesS[seq.timesS.length - 1] : 0) + 3600;
+    base += log.reader.frameCount;
+  }
+  if (gts.length === 0) return null;
+  const allPoses = new Float64Array(poses.reduce((s, p) => s + p.length, 0));
+  let k = 0;
+  for (const p of poses) {
+    allPoses.set(p, k);
+    k += p.length;
+  }
+  return evaluateBoxes(
+    concatBoxes(preds),
+    concatBoxes(gts),
+    { poses: allPoses, timesS: Float64Array.from(times) },
+    {
+      ap: { bucketsM: cfg.evalBucketsM },
+    },
+  );
+}
+
+function shiftFrames(b: Boxes, by: number): Boxes {
+  const out = selectBoxes(
+    b,
+    Array.from({ length: b.cx.length }, (_, i) => i),
+  );
+  for (let i = 0; i < out.frameIndex.length; i++) out.frameIndex[i] += by;
+  return out;
+}
+
+/**
+ * Run the self-training loop on `logs` (their ground truth, when present, is only ever used to score).
+ * Returns every table row and round summary; models and checkpoints are under `opts.outDir`.
+ */
+export async function selfTrain(
+  logs: SelfTrainLog[],
+  cfg: SelfTrainConfig = DEFAULT_SELFTRAIN_CONFIG,
+  opts: SelfTrainOptions,
+): Promise<SelfTrainResult> {
+  if (logs.length === 0) throw new Error('selfTrain: no logs');
+  const say = opts.log ?? (() => {});
+  const evalLogs = opts.evalLogs ?? [];
+  fs.mkdirSync(opts.outDir, { recursive: true });
+  const rows: SelfTrainRow[] = [];
+  const addRows = (method: string, round: number, train: Map<SelfTrainLog, Boxes>, held: Map<SelfTrainLog, Boxes>) => {
+    for (const [set, m] of [
+      ['train', train],
+      ['held-out', held],
+    ] as const) {
+      const report = evaluateSet(
+        [...m].map(([log, boxes]) => ({ log, boxes })),
+        cfg,
+      );
+      if (report) rows.push({ method, round, set, report });
+    }
+  };
+
+  // Seeds: discovery and refined tracks on every log (the held-out ones only to score the baselines).
+  const clusters = new Map<SelfTrainLog, Boxes>();
+  const refined = new Map<SelfTrainLog, Boxes>();
+  for (const log of [...logs, ...evalLogs]) {
+    const raw = await discoverLog(log.reader, cfg.discover, log.name);
+    clusters.set(log, raw);
+    refined.set(log, trackAndRefine(raw, log.reader, cfg));
+  }
+  const isTrain = (l: SelfTrainLog) => logs.includes(l);
+  const split = (m: Map<SelfTrainLog, Boxes>) =>
+    [new Map([...m].filter(([l]) => isTrain(l))), new Map([...m].filter(([l]) => !isTrain(l)))] as const;
+  addRows('clustering', 0, ...split(clusters));
+  addRows('refined tracks', 0, ...split(refined));
+  say(`seed labels: ${[...refined].filter(([l]) => isTrain(l)).reduce((s, [, b]) => s + b.cx.length, 0)} boxes`);
+
+  let labels = new Map([...refined].filter(([l]) => isTrain(l)));
+  const rounds: SelfTrainRound[] = [];
+  let prevParams: Awaited<ReturnType<typeof trainDetector>>['params'] | undefined;
+  let modelPath = '';
+  for (let r = 1; r <= cfg.rounds; r++) {
+    const roundDir = path.join(opts.outDir, `round${r}`);
+    fs.mkdirSync(roundDir, { recursive: true });
+    const det: DetectorConfig = {
+      ...cfg.detector,
+      targets: {
+        ...cfg.detector.targets,
+        labelRangeM: r === 1 ? cfg.detector.targets.labelRangeM : (cfg.laterLabelRangeM ?? 1e6),
+      },
+      train: {
+        ...cfg.detector.train,
+        steps: r === 1 ? cfg.detector.train.steps : (cfg.laterSteps ?? cfg.detector.train.steps),
+      },
+    };
+    const frames: TrainingFrame[] = [];
+    for (const log of logs) frames.push(...(await trainingFrames(log.reader, labels.get(log)!, det)));
+    const labelBoxes = frames.reduce((s, f) => s + f.boxes.length, 0);
+    say(`round ${r}: training on ${frames.length} frames, ${labelBoxes} labels within ${det.targets.labelRangeM >= 1e6 ? 'the whole grid' : `${det.targets.labelRangeM} m`}`);
+    const trained = await trainDetector(frames, det, {
+      checkpointPath: path.join(roundDir, 'checkpoint.safetensors'),
+      progress: opts.progress === false ? false : `train round ${r}`,
+      initFrom: cfg.warmStart ? prevParams : undefined,
+      trainingInfo: { round: r, logs: logs.map((l) => l.name), labelRangeM: det.targets.labelRangeM },
+    });
+    prevParams = trained.params;
+    modelPath = path.join(roundDir, 'detector.onnx');
+    await writeFileAtomic(modelPath, trained.onnx);
+    const detector = await Detector.fromBytes(trained.onnx, modelPath, { threads: det.train.threads });
+    const detections = new Map<SelfTrainLog, Boxes>();
+    const nextLabels = new Map<SelfTrainLog, Boxes>();
+    try {
+      for (const log of [...logs, ...evalLogs]) {
+        const d = await detectLog(detector, log.reader, `${log.name} r${r}`);
+        detections.set(log, d);
+        nextLabels.set(log, trackAndRefine(aboveScore(d, cfg.labelScoreThreshold), log.reader, cfg));
+      }
+    } finally {
+      await detector.dispose();
+    }
+    addRows('detector', r, ...split(detections));
+    addRows('detector + tracks', r, ...split(nextLabels));
+    rounds.push({
+      round: r,
+      modelPath,
+      steps: trained.steps,
+      resumedFrom: trained.resumedFrom,
+      trainSeconds: trained.seconds,
+      framesPerS: trained.framesPerS,
+      labelBoxes,
+      finalLoss: trained.losses.length ? trained.losses[trained.losses.length - 1].total : null,
+    });
+    say(`round ${r}: ${trained.steps} steps in ${trained.seconds.toFixed(0)} s (${trained.framesPerS.toFixed(1)} crops/s)`);
+    if (r === cfg.rounds && opts.writeToLogs) {
+      for (const log of logs) {
+        await log.reader.writeBoxes('selftrain_detections', detections.get(log)!);
+        await log.reader.writeBoxes('selftrain_labels', nextLabels.get(log)!);
+      }
+    }
+    labels = new Map([...nextLabels].filter(([l]) => isTrain(l)));
+  }
+  const finalPath = path.join(opts.outDir, 'detector.onnx');
+  fs.copyFileSync(modelPath, finalPath + '.tmp');
+  fs.renameSync(finalPath + '.tmp', finalPath);
+  const result: SelfTrainResult = { rows, rounds, modelPath: finalPath };
+  await writeFileAtomic(path.join(opts.outDir, 'results.json'), JSON.stringify(summariseResult(result), null, 1) + '\n');
+  return result;
+}
+
+/** The result as plain JSON: per row the AP table, best F1 and DTC. */
+export function summariseResult(r: SelfTrainResult) {
+  return {
+    modelPath: r.modelPath,
+    rounds: r.rounds,
+    rows: r.rows.map((row) => ({
+      method: row.method,
+      round: row.round,
+      set: row.set,
+      ap: row.report.ap,
+      best_f1: row.report.best_f1,
+      dtc: row.report.dtc,
+      counts: { frames: row.report.counts.frames, gt_boxes: row.report.counts.gt_boxes, pred_boxes: row.report.counts.pred_boxes },
+    })),
+  };
+}
+
+const fmtAp = (v: number | null | undefined) => (v === null || v === undefined ? '    –' : v.toFixed(3).padStart(5));
+
+/** The per-round table as aligned text: AP at BEV IoU 0.3 and 0.5 by range, and DTC. */
+export function formatSelfTrainTable(rows: readonly SelfTrainRow[], buckets: [number, number][]): string {
+  const cols = [...buckets.map(([a, b]) => `${a}-${b}`), 'all'];
+  const lines: string[] = [];
+  for (const set of ['train', 'held-out'] as const) {
+    const mine = rows.filter((r) => r.set === set);
+    if (mine.length === 0) continue;
+    lines.push(set === 'train' ? 'logs self-trained on (auto-labelling):' : 'held-out logs (never trained on):');
+    const head = ['method'.padEnd(26), ...['0.3', '0.5'].flatMap((t) => cols.map((c) => `${t}@${c}`.padStart(11)))];
+    lines.push(head.join('') + '  DTC |err| mean/p95 m, phantom, missed');
+    for (const r of mine) {
+      const name = (r.round > 0 ? `${r.method} r${r.round}` : r.method).padEnd(26);
+      const ap = ['0.3', '0.5'].flatMap((t) => cols.map((c) => fmtAp(r.report.ap.bev[t]?.[c]).padStart(11)));
+      const d = r.report.dtc;
+      const dtc =
+        d.mean_abs_err_m === null
+          ? '  n/a'
+          : `  ${d.mean_abs_err_m.toFixed(2)}/${d.p95_abs_err_m!.toFixed(2)}, ${(100 * d.phantom_rate!).toFixed(1)}%, ${(100 * d.missed_rate!).toFixed(1)}%`;
+      lines.push(name + ap.join('') + dtc);
+    }
+  }
+  return lines.join('\n');
+}

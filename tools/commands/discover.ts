@@ -1,0 +1,96 @@
+// `drivekit discover --log <log>`: unsupervised object discovery on a log (ground → clusters → boxes →
+// tracks → refinement), writing detections.arrow (raw per-sweep boxes) and tracks.arrow (refined) into it.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { InputError } from '../../core/errors.ts';
+import { createProgress } from '../../core/progress.ts';
+import { LogReader } from '../../datasets/logstore.ts';
+import {
+  discoverLog,
+  type DiscoverLogSummary,
+  type PipelineConfigInput,
+  resolvePipelineConfig,
+} from '../../perception/discoverLog.ts';
+
+interface DiscoverOptions {
+  log: string;
+  range?: number;
+  minTrack?: number;
+  config?: string;
+  json?: boolean;
+}
+
+/** A pipeline config from a JSON file ({ground, cluster, boxfit, tracker, refine, …}, each partial). */
+export function readPipelineConfig(file: string | undefined): PipelineConfigInput {
+  if (!file) return {};
+  if (!fs.existsSync(file)) throw new InputError(file, 'no such config file');
+  try {
+    const v = JSON.parse(fs.readFileSync(file, 'utf8')) as unknown;
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error('expected a JSON object');
+    return v as PipelineConfigInput;
+  } catch (e) {
+    throw new InputError(file, `not a valid config (${(e as Error).message})`);
+  }
+}
+
+export function formatDiscoverSummary(s: DiscoverLogSummary): string {
+  return [
+    `log              ${s.log}`,
+    `frames           ${s.frames} (${(s.points / Math.max(1, s.frames)).toFixed(0)} points per sweep, ${s.nonFinitePoints} non-finite skipped)`,
+    `ground removed   ${(100 * s.groundShare).toFixed(1)}% of points`,
+    `detections       ${s.detections} (${s.detectionsPerFrame.toFixed(1)} per frame)`,
+    `tracks           ${s.tracks} found, ${s.refined.tracksKept} kept (${s.refined.movingTracks} moving), tracking in the ${s.trackingFrame} frame`,
+    `refined boxes    ${s.refined.boxesOut} (${s.refined.gapBoxes} filled into gaps)`,
+    `time             ${s.seconds.toFixed(1)} s`,
+    ...s.warnings.map((w) => `warning          ${w}`),
+  ].join('\n');
+}
+
+export function register(program: Command): void {
+  program
+    .command('discover')
+    .description('discover objects in a log without labels: writes detections.arrow and tracks.arrow into it')
+    .requiredOption('--log <log>', 'log directory')
+    .option('--range <m>', 'clustering radius around the ego (default 40)', parseFloat)
+    .option('--min-track <frames>', 'drop tracks seen in fewer frames (default 10)', (v) => parseInt(v, 10))
+    .option('--config <json>', 'pipeline config overrides: {ground, cluster, boxfit, tracker, refine}')
+    .option('--json', 'print the summary as one JSON object')
+    .action(async (opts: DiscoverOptions) => {
+      const input = readPipelineConfig(opts.config);
+      if (opts.range !== undefined) {
+        if (!(opts.range > 0)) throw new InputError('--range', `must be a positive number of metres`);
+        input.cluster = { ...input.cluster, rangeM: opts.range };
+      }
+      if (opts.minTrack !== undefined) {
+        if (!(opts.minTrack >= 1)) throw new InputError('--min-track', 'must be a whole number ≥ 1');
+        input.refine = { ...input.refine, minTrackFrames: opts.minTrack };
+      }
+      const cfg = resolvePipelineConfig(input);
+      const log = await LogReader.open(opts.log);
+      try {
+        const bar = createProgress('discover', log.frameCount, { silent: opts.json });
+        let result;
+        try {
+          result = await discoverLog(log, cfg, bar);
+        } finally {
+          bar.stop();
+        }
+        await log.writeBoxes('detections', result.detections);
+        await log.writeBoxes('tracks', result.tracks);
+        if (!opts.json) for (const w of result.summary.warnings) process.stderr.write(`warning: ${w}\n`);
+        const files = {
+          detections: path.join(opts.log, 'detections.arrow'),
+          tracks: path.join(opts.log, 'tracks.arrow'),
+        };
+        process.stdout.write(
+          opts.json
+            ? JSON.stringify({ ...result.summary, files }) + '\n'
+            : formatDiscoverSummary(result.summary) +
+                `\nwrote            ${files.detections}, ${files.tracks}\n`,
+        );
+      } finally {
+        await log.close();
+      }
+    });
+}
