@@ -1,9 +1,9 @@
 // Arrow IPC in and out: single-batch stream messages (what a ZeroMQ frame carries), whole files written
 // atomically, and random access to the record batches of a file without reading all of it.
 import fs from 'node:fs';
+import { Footer } from 'apache-arrow/ipc/metadata/file';
 import {
   AsyncByteQueue,
-  type AsyncRecordBatchFileReader,
   RecordBatch,
   RecordBatchFileWriter,
   RecordBatchReader,
@@ -99,52 +99,112 @@ export class ArrowFileAppender {
   }
 }
 
-/** Random access to the record batches of an Arrow IPC file. */
+const ARROW_MAGIC = 'ARROW1';
+// End-of-stream marker of the IPC stream format: continuation token, zero length.
+const EOS = Uint8Array.of(0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0);
+
+/**
+ * Random access to the record batches of an Arrow IPC file. The footer (block offsets) is read once;
+ * each batch is then one positioned read into a fresh buffer laid out as a one-batch IPC stream
+ * (cached schema message + the block + end marker), decoded without further copies.
+ */
 export class ArrowFileReader {
   private constructor(
     readonly file: string,
-    private readonly handle: fs.promises.FileHandle,
-    private readonly reader: AsyncRecordBatchFileReader,
+    private fd: number | null,
+    private readonly footer: Footer,
+    private readonly schemaMessage: Uint8Array,
   ) {}
 
   static async open(file: string): Promise<ArrowFileReader> {
-    let handle: fs.promises.FileHandle;
+    return ArrowFileReader.openSync(file);
+  }
+
+  static openSync(file: string): ArrowFileReader {
+    let fd: number;
     try {
-      handle = await fs.promises.open(file, 'r');
+      fd = fs.openSync(file, 'r');
     } catch {
       throw new InputError(file, 'no such file');
     }
     try {
-      const { size } = await handle.stat();
+      const { size } = fs.fstatSync(fd);
       if (size === 0) throw new Error('file is empty');
-      const reader = await RecordBatchReader.from(handle);
-      await reader.open();
-      if (!reader.isFile()) throw new Error('not an Arrow IPC file (stream format has no random access)');
-      return new ArrowFileReader(file, handle, reader as unknown as AsyncRecordBatchFileReader);
+      const head = readAt(fd, 0, 8, size);
+      const tail = readAt(fd, size - 10, 10, size);
+      const magic = (b: Uint8Array, at: number) => Buffer.from(b.subarray(at, at + 6)).toString('latin1');
+      if (magic(head, 0) !== ARROW_MAGIC || magic(tail, 4) !== ARROW_MAGIC) {
+        throw new Error('not an Arrow IPC file (bad magic; truncated or stream format?)');
+      }
+      const footerLength = new DataView(tail.buffer, tail.byteOffset).getInt32(0, true);
+      if (footerLength <= 0 || footerLength > size - 18) throw new Error(`bad footer length ${footerLength}`);
+      const footer = Footer.decode(readAt(fd, size - 10 - footerLength, footerLength, size));
+      // Arrow JS writes the schema only in the footer; re-encode it as a stream schema message.
+      const stream = RecordBatchStreamWriter.writeAll(new Table(footer.schema)).toUint8Array(true);
+      const schemaMessage = stream.subarray(0, stream.length - EOS.length);
+      for (let i = 0; i < footer.numRecordBatches; i++) {
+        const b = footer.getRecordBatch(i)!;
+        if (b.offset + b.metaDataLength + b.bodyLength > size) {
+          throw new Error(`record batch ${i} extends past the end of the file (truncated?)`);
+        }
+      }
+      return new ArrowFileReader(file, fd, footer, schemaMessage);
     } catch (e) {
-      await handle.close();
-      throw new InputError(file, (e as Error).message);
+      fs.closeSync(fd);
+      throw e instanceof InputError ? e : new InputError(file, (e as Error).message);
     }
   }
 
   get schema(): Schema {
-    return this.reader.schema;
+    return this.footer.schema;
   }
 
   get numBatches(): number {
-    return this.reader.numRecordBatches;
+    return this.footer.numRecordBatches;
   }
 
   async read(index: number): Promise<RecordBatch> {
+    return this.readSync(index);
+  }
+
+  readSync(index: number): RecordBatch {
+    if (this.fd === null) throw new Error(`${this.file}: reader is closed`);
     if (!Number.isInteger(index) || index < 0 || index >= this.numBatches) {
       throw new InputError(this.file, `batch ${index} out of range [0, ${this.numBatches})`);
     }
-    const batch = await this.reader.readRecordBatch(index);
-    if (!batch) throw new InputError(this.file, `batch ${index} could not be read (truncated file?)`);
-    return batch;
+    const block = this.footer.getRecordBatch(index)!;
+    const blockLength = block.metaDataLength + block.bodyLength;
+    const head = this.schemaMessage.length;
+    const bytes = Buffer.allocUnsafe(head + blockLength + EOS.length);
+    bytes.set(this.schemaMessage, 0);
+    let got = 0;
+    while (got < blockLength) {
+      const n = fs.readSync(this.fd, bytes, head + got, blockLength - got, block.offset + got);
+      if (n === 0) throw new InputError(this.file, `batch ${index} is truncated`);
+      got += n;
+    }
+    bytes.set(EOS, head + blockLength);
+    try {
+      return decodeBatch(bytes);
+    } catch (e) {
+      throw new InputError(this.file, `batch ${index} could not be decoded (${(e as Error).message})`);
+    }
   }
 
   async close(): Promise<void> {
-    await this.handle.close();
+    if (this.fd !== null) fs.closeSync(this.fd);
+    this.fd = null;
   }
+}
+
+function readAt(fd: number, position: number, length: number, size: number): Uint8Array {
+  if (position < 0 || position + length > size) throw new Error('file is truncated');
+  const out = Buffer.alloc(length);
+  let got = 0;
+  while (got < length) {
+    const n = fs.readSync(fd, out, got, length - got, position + got);
+    if (n === 0) throw new Error('file is truncated');
+    got += n;
+  }
+  return out;
 }
