@@ -29,6 +29,16 @@ export const COMMANDS: CommandSpec[] = [
     load: () => import('./stage.ts'),
   },
   {
+    name: 'discover',
+    summary: 'discover objects without labels (ground, clusters, boxes, tracks, refinement) into a log',
+    load: () => import('./discover.ts'),
+  },
+  {
+    name: 'eval',
+    summary: 'score boxes against ground truth: AP by range (BEV/3D IoU) and distance-to-collision',
+    load: () => import('./eval.ts'),
+  },
+  {
     name: 'demo',
     summary: 'the main job: the whole loop on the embedded synthetic default, with a report',
     load: () => import('./demo.ts'),
