@@ -34,7 +34,13 @@ export { clipGradNorm, globalNorm } from './clip.ts';
 export { Trainer, type TrainerOptions, type StepResult } from './trainer.ts';
 export { trainLoop, type TrainLoopOptions, type TrainLoopResult } from './trainLoop.ts';
 export { saveCheckpoint, loadCheckpoint, type TrainingState } from './checkpoint.ts';
-export { encodeSafetensors, decodeSafetensors, readSafetensors, writeSafetensors } from './safetensors.ts';
+export {
+  encodeSafetensors,
+  decodeSafetensors,
+  readSafetensors,
+  writeSafetensors,
+  type NamedTensor,
+} from './safetensors.ts';
 export { exportOnnx, exportOnnxBytes, type ExportOptions } from './export.ts';
 export { gradCheck, type GradCheckOptions, type GradCheckResult } from './gradcheck.ts';
 export { ShapeError, type Dim, type Shape } from './shape.ts';
