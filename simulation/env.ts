@@ -76,6 +76,11 @@ export class SimEnv {
   readonly valid: Uint8Array;
   /** valid and its scenario still running. */
   readonly live: Uint8Array;
+  /**
+   * Agents in the simulated world: those valid at the current step. As in the Sim Agents challenge,
+   * objects that appear only later in the log are left out (they would spawn into the rollout).
+   */
+  readonly present: Uint8Array;
 
   // Per-step results.
   readonly collided: Uint8Array;
@@ -146,6 +151,7 @@ export class SimEnv {
     this.speed = new Float64Array(n);
     this.valid = new Uint8Array(n);
     this.live = new Uint8Array(n);
+    this.present = new Uint8Array(n);
     this.collided = new Uint8Array(n);
     this.roadDistance = new Float32Array(n);
     this.offroad = new Uint8Array(n);
@@ -194,6 +200,7 @@ export class SimEnv {
         const base = this.recordBase[g];
         for (let t = 0; t <= s.currentStep; t++) this.copyLogToRecord(s, r, t, base + t);
         this.loadFromLog(g, s, r * T + s.currentStep);
+        this.present[g] = this.valid[g];
         this.dynamics[g] = DYNAMICS.log;
       }
     });
@@ -249,7 +256,9 @@ export class SimEnv {
       for (let g = this.offsets[si]; g < end; g++) {
         const model = this.dynamics[g];
         const o = g * ACTION_STRIDE;
-        if (model === DYNAMICS.log) {
+        if (!this.present[g]) {
+          continue;
+        } else if (model === DYNAMICS.log) {
           this.loadFromLog(g, s, this.rowOf[g] * T + t);
         } else if (model === DYNAMICS.state) {
           stateStep(g, this.x, this.y, this.yaw, this.vx, this.vy, this.speed, this.valid, act, o);

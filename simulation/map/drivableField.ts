@@ -32,7 +32,10 @@ export interface DrivableField {
   rows: number;
   /** Signed distance at cell centres, row-major (row = y). */
   sdf: Float32Array;
-  /** Value outside the raster (off-road by `marginM`), or −Infinity when the map has no road. */
+  /**
+   * Value outside the raster: NaN (not judged — a cropped map says nothing about what lies beyond
+   * it), or −Infinity when the map has no road at all.
+   */
   outside: number;
 }
 
@@ -56,7 +59,7 @@ export function signedDistance(f: DrivableField, x: number, y: number): number {
   );
 }
 
-/** The largest signed distance over the four corners of an oriented box (its most off-road corner). */
+/** The largest signed distance over the four corners of an oriented box (its most off-road corner; NaN when a corner lies outside the mapped area). */
 export function boxRoadDistance(
   f: DrivableField,
   x: number,
@@ -75,6 +78,7 @@ export function boxRoadDistance(
     const lx = k & 1 ? hl : -hl;
     const ly = k & 2 ? hw : -hw;
     const d = signedDistance(f, x + c * lx - s * ly, y + s * lx + c * ly);
+    if (Number.isNaN(d)) return NaN;
     if (d > worst) worst = d;
   }
   return worst;
@@ -115,7 +119,7 @@ function allocate(source: FieldSource, e: Extent, cfg: DrivableFieldConfig): Dri
     cols,
     rows,
     sdf: new Float32Array(cols * rows),
-    outside: cfg.marginM,
+    outside: NaN,
   };
 }
 
@@ -318,14 +322,21 @@ export function simplifyPolyline(xy: ArrayLike<number>, toleranceM: number): Flo
  */
 function signedFromEdges(f: DrivableField, map: RoadMap, band: number): void {
   const best = new Float32Array(f.cols * f.rows).fill(Infinity);
+  // 1 where the nearest edge point is the free end of an open edge: its side is undefined there.
+  const atEnd = new Uint8Array(f.cols * f.rows);
   const sdf = f.sdf;
   for (const edge of map.roadEdges) {
     // Mapped edges are densely sampled (WOMD: every ~0.5 m); dropping collinear points first makes
     // the stamping several times cheaper without moving the boundary by more than 2 cm.
-    const xy = simplifyPolyline(edge.xy, 0.02);
-    const n = xy.length >> 1;
+    let xy = simplifyPolyline(edge.xy, 0.02);
+    let n = xy.length >> 1;
     if (n < 2) continue;
+    // Nearly closed outlines (islands, medians; WOMD's tolerance is 1 m²) are closed explicitly.
     const closed = n > 2 && (xy[0] - xy[2 * n - 2]) ** 2 + (xy[1] - xy[2 * n - 1]) ** 2 < 1;
+    if (closed && (xy[0] !== xy[2 * n - 2] || xy[1] !== xy[2 * n - 1])) {
+      xy = Float64Array.from([...xy, xy[0], xy[1]]);
+      n++;
+    }
     // Unit left normals of the segments.
     const nx = new Float64Array(n - 1);
     const ny = new Float64Array(n - 1);
@@ -381,15 +392,39 @@ function signedFromEdges(f: DrivableField, map: RoadMap, band: number): void {
           // Left of the edge (dot with the left normal > 0) is road: negative distance.
           const side = t <= 0 ? ex * n0x + ey * n0y : t >= 1 ? ex * n1x + ey * n1y : ex * nx[s] + ey * ny[s];
           sdf[k] = side > 0 ? -d : d;
+          atEnd[k] = !closed && ((t < 0 && s === 0) || (t > 1 && s === n - 2)) ? 1 : 0;
         }
       }
     }
   }
-  // Far from every edge: road where a lane corridor covers the cell, else off-road by the band.
+  // Far from every edge, or beyond the free end of one: road where a lane corridor covers the cell.
   let far = false;
-  for (let k = 0; k < best.length; k++) if (best[k] === Infinity) far = true;
+  for (let k = 0; k < best.length; k++) if (best[k] === Infinity || atEnd[k]) far = true;
   if (!far) return;
   const lanes = new Uint8Array(best.length);
-  for (const l of map.lanes) stampCorridor(f, l.xy, l.widthM / 2, lanes);
-  for (let k = 0; k < best.length; k++) if (best[k] === Infinity) sdf[k] = lanes[k] ? -band : band;
+  const ids = new Set(map.lanes.map((l) => l.id));
+  for (const l of map.lanes) {
+    stampCorridor(f, l.xy, l.widthM / 2, lanes);
+    // Lanes cut by the map's crop (no successor / predecessor) continue straight out of it.
+    const n = l.xy.length >> 1;
+    if (n < 2) continue;
+    const ext = (i: number, j: number) => {
+      const dx = l.xy[2 * i] - l.xy[2 * j];
+      const dy = l.xy[2 * i + 1] - l.xy[2 * j + 1];
+      const d = Math.hypot(dx, dy) || 1;
+      const k = band * 3;
+      stampCorridor(
+        f,
+        [l.xy[2 * i], l.xy[2 * i + 1], l.xy[2 * i] + (dx / d) * k, l.xy[2 * i + 1] + (dy / d) * k],
+        l.widthM / 2,
+        lanes,
+      );
+    };
+    if (!l.successors.some((id) => ids.has(id))) ext(n - 1, n - 2);
+    if (!l.predecessors.some((id) => ids.has(id))) ext(0, 1);
+  }
+  for (let k = 0; k < best.length; k++) {
+    if (best[k] === Infinity) sdf[k] = lanes[k] ? -band : band;
+    else if (atEnd[k]) sdf[k] = lanes[k] ? -best[k] : best[k];
+  }
 }

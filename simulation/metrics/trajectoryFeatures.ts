@@ -114,7 +114,8 @@ export function trajectoryFeatures(
       const k = a * T + t;
       xs[a] = tr.x[k];
       ys[a] = tr.y[k];
-      valid[a] = tr.valid[k];
+      // Only agents present at the current step take part (late arrivals are not simulated).
+      valid[a] = tr.valid[k] && s.agents.valid[a * T + s.currentStep] ? 1 : 0;
     }
     grid.build(n, xs, ys, valid, group, cell);
     const { start, items } = grid;

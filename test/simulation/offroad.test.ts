@@ -42,8 +42,9 @@ describe('off-road', () => {
       expect(boxRoadDistance(f, 60, -1.25, 0, 4.5, 2)).toBeGreaterThan(0);
       expect(boxRoadDistance(f, 60, 6.5, 0.1, 4.5, 2)).toBeGreaterThan(0);
       expect(boxRoadDistance(f, 60, 1.75, Math.PI / 2, 4.5, 2)).toBeLessThan(0);
-      // Far outside the mapped area counts as off-road.
-      expect(signedDistance(f, -500, 0)).toBeGreaterThan(0);
+      // Beyond the mapped area (map extent + margin) nothing is judged.
+      expect(signedDistance(f, -500, 0)).toBeNaN();
+      expect(boxRoadDistance(f, -500, 0, 0, 4, 2)).toBeNaN();
     });
   }
 

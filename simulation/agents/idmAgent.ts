@@ -1,0 +1,435 @@
+// IDM + lane-following traffic agent (the Waymax/nuPlan-style rule-based baseline): follows its lane
+// centreline by pure pursuit, keeps distance with the Intelligent Driver Model to whatever is in its
+// path (agents, red lights, crossing traffic it should yield to) and changes lanes when it gains.
+import { ACTION_STRIDE, DYNAMICS, type SimEnv, TYPE_CODE } from '../env.ts';
+import {
+  type LaneHit,
+  lanePointAt,
+  type MapIndex,
+  nearestLane,
+  projectNear,
+  projectOnSegment,
+} from '../map/mapIndex.ts';
+import { LIGHT } from '../scenario.ts';
+import { SpatialGrid } from '../spatialGrid.ts';
+import { DEFAULT_IDM, idmAcceleration, type IdmConfig } from './idm.ts';
+import type { Policy } from './policy.ts';
+
+export interface IdmAgentConfig {
+  /** The car-following law; its desired speed is replaced per agent (lane speed limit / own speed). */
+  idm: IdmConfig;
+  /** Desired speed where the lane has no speed limit, m/s. */
+  defaultSpeedMps: number;
+  /** Desired-speed cap of cyclists, m/s. */
+  cyclistSpeedMps: number;
+  /** Pure-pursuit lookahead: clamp(min + gain·v, min, max) metres. */
+  lookaheadMinM: number;
+  lookaheadGainS: number;
+  lookaheadMaxM: number;
+  /** Speed on curves is limited so that v²·κ stays below this, m/s². */
+  maxLateralAccelMps2: number;
+  /** Farther than this from its lane, an agent looks for a new lane, metres. */
+  laneLostM: number;
+  /** Lateral clearance added to the half widths when deciding what is in the path, metres. */
+  corridorMarginM: number;
+  /** Obstacles and conflicts are searched within clamp(minRange + rangeGain·v, …, maxRange) metres. */
+  minRangeM: number;
+  rangeGainS: number;
+  maxRangeM: number;
+  /** Yielding: predicted conflicts within this horizon (s), checked every yieldStepS. */
+  yieldHorizonS: number;
+  yieldStepS: number;
+  /** Lane change (MOBIL-like): required acceleration gain, m/s², and the follower's safe braking. */
+  laneChangeGainMps2: number;
+  laneChangeSafeDecelMps2: number;
+  laneChangeCooldownS: number;
+  /** An agent stationary through its history and off every lane is parked and stays so. */
+  parkedSpeedMps: number;
+  /** Desired speed = max(limitFactor × speed limit, own speed at the start). */
+  limitFactor: number;
+  gridCellM: number;
+}
+
+export const DEFAULT_IDM_AGENT: IdmAgentConfig = {
+  idm: DEFAULT_IDM,
+  defaultSpeedMps: 13.9,
+  cyclistSpeedMps: 7,
+  lookaheadMinM: 4,
+  lookaheadGainS: 0.8,
+  lookaheadMaxM: 20,
+  maxLateralAccelMps2: 3,
+  laneLostM: 4,
+  corridorMarginM: 0.3,
+  minRangeM: 20,
+  rangeGainS: 4,
+  maxRangeM: 60,
+  yieldHorizonS: 3,
+  yieldStepS: 0.5,
+  laneChangeGainMps2: 0.5,
+  laneChangeSafeDecelMps2: 3,
+  laneChangeCooldownS: 4,
+  parkedSpeedMps: 0.3,
+  limitFactor: 0.8,
+  gridCellM: 20,
+};
+
+const wrap = (a: number) => a - 2 * Math.PI * Math.floor((a + Math.PI) / (2 * Math.PI));
+
+export class IdmPolicy implements Policy {
+  readonly name = 'idm';
+  readonly cfg: IdmAgentConfig;
+  /** Map lane index each agent follows (−1: none), its current segment and the chosen next lane. */
+  lane = new Int32Array(0);
+  private seg = new Int32Array(0);
+  private next = new Int32Array(0);
+  private desired = new Float64Array(0);
+  private cooldown = new Float64Array(0);
+  private cvx = new Float64Array(0);
+  private cvy = new Float64Array(0);
+  private readonly grid = new SpatialGrid();
+  private readonly hit: LaneHit = { lane: -1, s: 0, lateral: 0, heading: 0, segment: 0 };
+  private readonly pt = { x: 0, y: 0, heading: 0 };
+  /** Scratch copy of the IDM parameters (the desired speed changes per agent). */
+  private readonly idm: IdmConfig;
+
+  constructor(cfg: Partial<IdmAgentConfig> = {}) {
+    this.cfg = { ...DEFAULT_IDM_AGENT, ...cfg };
+    this.idm = { ...this.cfg.idm };
+  }
+
+  reset(env: SimEnv): void {
+    const n = env.n;
+    this.lane = new Int32Array(n).fill(-1);
+    this.seg = new Int32Array(n);
+    this.next = new Int32Array(n).fill(-1);
+    this.desired = new Float64Array(n);
+    this.cooldown = new Float64Array(n);
+    this.cvx = Float64Array.from(env.vx);
+    this.cvy = Float64Array.from(env.vy);
+    const cfg = this.cfg;
+    for (let g = 0; g < n; g++) {
+      if (!env.controlled[g]) continue;
+      const type = env.typeCode[g];
+      // Pedestrians and unknown objects keep their velocity; vehicles and cyclists drive.
+      if (type === TYPE_CODE.pedestrian || type === TYPE_CODE.other) {
+        env.dynamics[g] = DYNAMICS.delta;
+        continue;
+      }
+      env.dynamics[g] = DYNAMICS.bicycle;
+      const si = env.scenarioOf[g];
+      const m = env.maps[si];
+      const onLane = nearestLane(m, env.x[g], env.y[g], env.yaw[g], this.hit, cfg.laneLostM);
+      if (onLane) {
+        this.lane[g] = this.hit.lane;
+        this.seg[g] = this.hit.segment;
+        this.next[g] = this.chooseNext(env, g, this.hit.lane);
+      }
+      const limit =
+        onLane && m.laneSpeed[this.hit.lane] > 0 ? m.laneSpeed[this.hit.lane] : cfg.defaultSpeedMps;
+      // Drivers keep to about the limit, and never want to be slower than they are now.
+      let v0 = Math.max(cfg.limitFactor * limit, env.speed[g]);
+      if (type === TYPE_CODE.cyclist) v0 = Math.min(v0, Math.max(cfg.cyclistSpeedMps, env.speed[g]));
+      const offLane = !onLane || Math.abs(this.hit.lateral) > m.laneWidth[this.hit.lane] / 2 + 0.5;
+      if (offLane && this.stationaryHistory(env, g)) v0 = 0;
+      this.desired[g] = v0;
+    }
+  }
+
+  /** True when the agent never moved faster than parkedSpeedMps over its history. */
+  private stationaryHistory(env: SimEnv, g: number): boolean {
+    const si = env.scenarioOf[g];
+    const s = env.scenarios[si];
+    const a = s.agents;
+    const base = env.rowOf[g] * s.numSteps;
+    for (let t = 0; t <= s.currentStep; t++) {
+      const k = base + t;
+      if (a.valid[k] && Math.hypot(a.vx[k], a.vy[k]) > this.cfg.parkedSpeedMps) return false;
+    }
+    return true;
+  }
+
+  /** The successor to take after lane li: along the agent's route, else towards its goal, else straightest. */
+  private chooseNext(env: SimEnv, g: number, li: number): number {
+    const si = env.scenarioOf[g];
+    const m = env.maps[si];
+    const succ = m.successors[li];
+    if (succ.length === 0) return -1;
+    if (succ.length === 1) return succ[0];
+    const s = env.scenarios[si];
+    const r = env.rowOf[g];
+    const route = s.routes[r];
+    if (route.length > 0) {
+      for (const c of succ) if (route.includes(m.laneIds[c])) return c;
+    }
+    const gx = s.goalX[r];
+    const gy = s.goalY[r];
+    let best = succ[0];
+    let bestCost = Infinity;
+    const endHeading = this.headingAtEnd(m, li);
+    for (const c of succ) {
+      const xy = m.laneXy[c];
+      const n = xy.length >> 1;
+      const cost = Number.isFinite(gx)
+        ? Math.hypot(xy[2 * n - 2] - gx, xy[2 * n - 1] - gy)
+        : Math.abs(wrap(this.headingAtEnd(m, c) - endHeading));
+      if (cost < bestCost) {
+        bestCost = cost;
+        best = c;
+      }
+    }
+    return best;
+  }
+
+  private headingAtEnd(m: MapIndex, li: number): number {
+    lanePointAt(m, li, m.laneLength[li], this.pt);
+    return this.pt.heading;
+  }
+
+  /**
+   * Point at arc length `ahead` beyond s along lane li and then its chosen successors; past the end
+   * of a dead-end lane (a cropped map) the path continues straight.
+   */
+  private pathPoint(env: SimEnv, g: number, m: MapIndex, li: number, s: number, ahead: number): void {
+    let lane = li;
+    let at = s + ahead;
+    let next = this.next[g];
+    for (let hop = 0; hop < 3 && at > m.laneLength[lane] && next >= 0; hop++) {
+      at -= m.laneLength[lane];
+      lane = next;
+      next = hop === 0 ? this.chooseNext(env, g, lane) : -1;
+    }
+    const beyond = at - m.laneLength[lane];
+    lanePointAt(m, lane, at, this.pt);
+    if (beyond > 0) {
+      this.pt.x += beyond * Math.cos(this.pt.heading);
+      this.pt.y += beyond * Math.sin(this.pt.heading);
+    }
+  }
+
+  act(env: SimEnv): void {
+    const cfg = this.cfg;
+    const dt = env.dtS;
+    this.grid.build(env.n, env.x, env.y, env.live, env.scenarioOf, cfg.gridCellM);
+    for (let g = 0; g < env.n; g++) {
+      const o = g * ACTION_STRIDE;
+      if (env.dynamics[g] === DYNAMICS.delta) {
+        env.actions[o] = this.cvx[g] * dt;
+        env.actions[o + 1] = this.cvy[g] * dt;
+        env.actions[o + 2] = 0;
+        continue;
+      }
+      if (env.dynamics[g] !== DYNAMICS.bicycle || !env.live[g]) continue;
+      this.control(env, g, o);
+      this.cooldown[g] -= dt;
+    }
+  }
+
+  /** Acceleration and curvature of agent g, written to env.actions at offset o. */
+  private control(env: SimEnv, g: number, o: number): void {
+    const cfg = this.cfg;
+    const si = env.scenarioOf[g];
+    const m = env.maps[si];
+    const x = env.x[g];
+    const y = env.y[g];
+    const yaw = env.yaw[g];
+    const v = Math.max(0, env.speed[g]);
+    const hit = this.hit;
+    // 1. Where am I on my lane? Advance to the next lane past the end; re-acquire when lost.
+    let li = this.lane[g];
+    let s = 0;
+    if (li >= 0) {
+      let d2 = projectNear(m, li, this.seg[g], x, y, hit);
+      for (let hop = 0; hop < 2 && hit.s >= m.laneLength[li] - 0.05 && this.next[g] >= 0; hop++) {
+        li = this.next[g];
+        this.lane[g] = li;
+        this.next[g] = this.chooseNext(env, g, li);
+        d2 = projectNear(m, li, 0, x, y, hit);
+      }
+      if (d2 > cfg.laneLostM * cfg.laneLostM) li = -1;
+    }
+    if (li < 0 && this.desired[g] > 0 && nearestLane(m, x, y, yaw, hit, cfg.laneLostM)) {
+      li = hit.lane;
+      this.next[g] = this.chooseNext(env, g, li);
+    }
+    this.lane[g] = li;
+    // 2. Steering by pure pursuit on the lane path; desired speed limited on curves.
+    let curvature = 0;
+    let v0 = this.desired[g];
+    if (li >= 0) {
+      this.seg[g] = hit.segment;
+      s = hit.s;
+      const look = Math.min(
+        cfg.lookaheadMaxM,
+        Math.max(cfg.lookaheadMinM, cfg.lookaheadMinM + cfg.lookaheadGainS * v),
+      );
+      this.pathPoint(env, g, m, li, s, look);
+      const alpha = wrap(Math.atan2(this.pt.y - y, this.pt.x - x) - yaw);
+      const dist = Math.hypot(this.pt.x - x, this.pt.y - y);
+      curvature = dist > 0.1 ? (2 * Math.sin(alpha)) / dist : 0;
+      // Path curvature over the next 15 m bounds the speed.
+      const h0 = hit.heading;
+      this.pathPoint(env, g, m, li, s, 15);
+      const kPath = Math.abs(wrap(this.pt.heading - h0)) / 15;
+      if (kPath > 1e-3) v0 = Math.min(v0, Math.sqrt(cfg.maxLateralAccelMps2 / kPath));
+    }
+    const idm = this.idm;
+    idm.desiredSpeedMps = Math.max(v0, 0.01);
+    let accel = v0 <= 0 ? -cfg.idm.comfortDecelMps2 * Math.min(1, v) : idmAcceleration(idm, v, Infinity);
+    const free = accel;
+    let accelLeader = free;
+    // 3. Obstacles in the path and conflicts to yield to.
+    const c = Math.cos(yaw);
+    const sn = Math.sin(yaw);
+    const Lg = env.length[g];
+    const Wg = env.width[g];
+    const range = Math.min(cfg.maxRangeM, Math.max(cfg.minRangeM, cfg.minRangeM + cfg.rangeGainS * v));
+    const grid = this.grid;
+    const reach = Math.ceil(range / grid.cellM);
+    const cx = grid.cellOf(x);
+    const cy = grid.cellOf(y);
+    const vPlan = Math.max(v, 2);
+    let leftGap = Infinity;
+    let leftClosing = 0;
+    let rightGap = Infinity;
+    let rightClosing = 0;
+    let leftSafe = true;
+    let rightSafe = true;
+    const laneW = li >= 0 ? m.laneWidth[li] : 3.5;
+    const { start, items } = grid;
+    for (let ox = -reach; ox <= reach; ox++) {
+      for (let oy = -reach; oy <= reach; oy++) {
+        const b = grid.bucket(cx + ox, cy + oy, si);
+        for (let p = start[b]; p < start[b + 1]; p++) {
+          const j = items[p];
+          if (j === g || env.scenarioOf[j] !== si) continue;
+          const dx = env.x[j] - x;
+          const dy = env.y[j] - y;
+          if (dx * dx + dy * dy > range * range) continue;
+          const u = dx * c + dy * sn;
+          const w = -dx * sn + dy * c;
+          const wPath = w - 0.5 * curvature * u * u;
+          const dh = env.yaw[j] - yaw;
+          const cosDh = Math.cos(dh);
+          const sinDh = Math.sin(dh);
+          // j's half extents along and across my heading.
+          const hu = (env.length[j] / 2) * Math.abs(cosDh) + (env.width[j] / 2) * Math.abs(sinDh);
+          const hw = (env.length[j] / 2) * Math.abs(sinDh) + (env.width[j] / 2) * Math.abs(cosDh);
+          const vj = env.vx[j] * c + env.vy[j] * sn;
+          const gap = u - Lg / 2 - hu;
+          const lateralClear = Wg / 2 + hw + cfg.corridorMarginM;
+          if (u > 0 && Math.abs(wPath) < lateralClear) {
+            accelLeader = Math.min(accelLeader, idmAcceleration(idm, v, gap, v - vj));
+            continue;
+          }
+          // Neighbouring lanes, for lane changes: who is ahead there, and would a follower brake hard?
+          if (li >= 0) {
+            const side =
+              Math.abs(wPath - laneW) < lateralClear ? 1 : Math.abs(wPath + laneW) < lateralClear ? -1 : 0;
+            if (side !== 0 && u > 0) {
+              if (side > 0 && gap < leftGap) {
+                leftGap = gap;
+                leftClosing = v - vj;
+              } else if (side < 0 && gap < rightGap) {
+                rightGap = gap;
+                rightClosing = v - vj;
+              }
+            } else if (side !== 0) {
+              const back = -u - Lg / 2 - hu;
+              const fv = Math.max(0, vj);
+              const followerAccel = back <= 0 ? -Infinity : idmAcceleration(idm, fv, back, fv - v);
+              if (followerAccel < -cfg.laneChangeSafeDecelMps2) {
+                if (side > 0) leftSafe = false;
+                else rightSafe = false;
+              }
+            }
+          }
+          // Agents behind me going my way are theirs to handle, not mine.
+          if (u < 0 && cosDh > 0.7) continue;
+          // Yield to whoever would meet my path first (pedestrians and cyclists always).
+          const jvx = env.vx[j];
+          const jvy = env.vy[j];
+          if (jvx * jvx + jvy * jvy < 0.04 && u > 0) continue; // standing aside, not in my path
+          const rj = hw + cfg.corridorMarginM;
+          for (let tau = cfg.yieldStepS; tau <= cfg.yieldHorizonS + 1e-9; tau += cfg.yieldStepS) {
+            const d = vPlan * tau;
+            const hh = yaw + 0.5 * curvature * d;
+            const gx = x + d * Math.cos(hh);
+            const gy = y + d * Math.sin(hh);
+            const jx = env.x[j] + jvx * tau;
+            const jy = env.y[j] + jvy * tau;
+            const ex = jx - gx;
+            const ey = jy - gy;
+            // Overlap test in my predicted frame: along ±(L/2 + j's extent), across ±(W/2 + j's).
+            const along = Math.abs(ex * Math.cos(hh) + ey * Math.sin(hh));
+            const across = Math.abs(-ex * Math.sin(hh) + ey * Math.cos(hh));
+            if (along > Lg / 2 + hu + 1 || across > Wg / 2 + rj) continue;
+            const tMe = d / vPlan;
+            const distJ = Math.hypot(gx - env.x[j], gy - env.y[j]);
+            const tJ = distJ / Math.max(Math.hypot(jvx, jvy), 0.1);
+            const vulnerable =
+              env.typeCode[j] === TYPE_CODE.pedestrian || env.typeCode[j] === TYPE_CODE.cyclist;
+            const theyFirst = tJ < tMe - 0.2 || (Math.abs(tJ - tMe) <= 0.2 && j < g);
+            if (vulnerable || theyFirst) {
+              accel = Math.min(accel, idmAcceleration(idm, v, Math.max(0.01, d - Lg / 2 - hu - 1), v));
+            }
+            break;
+          }
+        }
+      }
+    }
+    accel = Math.min(accel, accelLeader);
+    // 4. Red (and yellow, when stopping is comfortable) lights on this lane or the next.
+    if (li >= 0) {
+      const t = env.currentStepOf(si);
+      let ahead = -s;
+      let lane = li;
+      for (let hop = 0; hop < 2 && lane >= 0 && ahead < range; hop++) {
+        const k = m.laneLight[lane];
+        if (k >= 0 && m.laneStopS[lane] + ahead > -0.5) {
+          const state = env.scenarios[si].map.trafficLights[k].states[t];
+          const gap = m.laneStopS[lane] + ahead - Lg / 2;
+          const stopDist = (v * v) / (2 * cfg.idm.comfortDecelMps2);
+          if (state === LIGHT.red || (state === LIGHT.yellow && gap > stopDist)) {
+            if (gap > -Lg / 2) accel = Math.min(accel, idmAcceleration(idm, v, Math.max(gap, 0.01), v));
+            break;
+          }
+        }
+        ahead += m.laneLength[lane];
+        lane = hop === 0 ? this.next[g] : -1;
+      }
+    }
+    // 5. Lane change when a slower agent ahead (not a light, not a yield) holds me back and a
+    //    neighbour lane lets me go faster safely (MOBIL without politeness); never in intersections.
+    const heldBack = accelLeader < free - cfg.laneChangeGainMps2 && accelLeader <= accel;
+    if (li >= 0 && heldBack && this.cooldown[g] <= 0 && !m.laneInIntersection[li]) {
+      for (const side of [1, -1]) {
+        const target = side > 0 ? m.leftNeighbor[li] : m.rightNeighbor[li];
+        if (target < 0 || !(side > 0 ? leftSafe : rightSafe)) continue;
+        const gap = side > 0 ? leftGap : rightGap;
+        const closing = side > 0 ? leftClosing : rightClosing;
+        const there = Number.isFinite(gap) ? idmAcceleration(idm, v, gap, closing) : free;
+        if (gap > 0 && there > accelLeader + cfg.laneChangeGainMps2) {
+          this.switchLane(env, g, m, target);
+          this.cooldown[g] = cfg.laneChangeCooldownS;
+          break;
+        }
+      }
+    }
+    env.actions[o] = accel;
+    env.actions[o + 1] = curvature;
+  }
+
+  private switchLane(env: SimEnv, g: number, m: MapIndex, target: number): void {
+    let best = Infinity;
+    const segs = Math.max(1, (m.laneXy[target].length >> 1) - 1);
+    for (let k = 0; k < segs; k++) {
+      const d2 = projectOnSegment(m, target, k, env.x[g], env.y[g], this.hit);
+      if (d2 < best) {
+        best = d2;
+        this.seg[g] = k;
+      }
+    }
+    this.lane[g] = target;
+    this.next[g] = this.chooseNext(env, g, target);
+  }
+}
