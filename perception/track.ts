@@ -68,7 +68,7 @@ interface LiveTrack {
 }
 
 /** Track assignment of one pass: a list of row lists, each in time order of that pass. */
-type Partition = number[][];
+export type Partition = number[][];
 
 /**
  * Track the boxes of a sequence. Boxes are in the vehicle frame of their `frameIndex`; they are moved to
@@ -231,7 +231,7 @@ function aligned(
  * component whose detections are consistent (one per frame) becomes one track, otherwise it keeps the
  * partition of the pass that splits it into fewer tracks (ties: forward).
  */
-function mergePasses(fwd: Partition, bwd: Partition, boxes: Boxes): Partition {
+export function mergePasses(fwd: Partition, bwd: Partition, boxes: Boxes): Partition {
   const n = boxes.cx.length;
   const parent = new Int32Array(n);
   for (let i = 0; i < n; i++) parent[i] = i;

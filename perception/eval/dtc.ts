@@ -143,10 +143,26 @@ export function distanceToCollision(
     near.push(c);
   }
   if (near.length === 0 || total === 0) return total;
+  const hits = (at: number) => {
+    const ego = boxCornersBev(egoBoxAt(path, at, cfg));
+    for (const c of near) if (rectanglesOverlap(ego, c)) return true;
+    return false;
+  };
+  let free = 0;
   for (let s = cfg.stepM; s < total + cfg.stepM; s += cfg.stepM) {
     const at = Math.min(s, total);
-    const ego = boxCornersBev(egoBoxAt(path, at, cfg));
-    for (const c of near) if (rectanglesOverlap(ego, c)) return at;
+    if (hits(at)) {
+      // Bisect between the last free sample and this one: DTC to a millimetre, not to a step.
+      let lo = free;
+      let hi = at;
+      while (hi - lo > 1e-3) {
+        const mid = (lo + hi) / 2;
+        if (hits(mid)) hi = mid;
+        else lo = mid;
+      }
+      return hi;
+    }
+    free = at;
   }
   return total;
 }
