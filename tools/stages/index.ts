@@ -30,6 +30,11 @@ export const STAGES: StageSpec[] = [
     load: () => import('./relay.ts'),
   },
   {
+    name: 'discover',
+    summary: 'SensorFrames in, discovered Boxes out (ground, clusters, boxes)',
+    load: () => import('./discover.ts'),
+  },
+  {
     name: 'keygen',
     summary: 'write a CURVE key pair for encrypted endpoints',
     load: () => import('./keygen.ts'),

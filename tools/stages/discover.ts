@@ -1,0 +1,35 @@
+// `drivekit stage discover`: object discovery on a live stream — each SensorFrame in, its boxes out
+// (ground → clusters → boxes, perception/discover.ts); frame metadata travels with the Boxes batch.
+import { batchToSensorFrame, boxesToBatch, sensorFrameMetadata } from '../../core/arrow/codec.ts';
+import { discoverSweep, resolveDiscoverConfig } from '../../perception/discover.ts';
+import { readPipelineConfig } from '../commands/discover.ts';
+import { numberOption } from './streamOptions.ts';
+import { transformStage } from './transformStage.ts';
+
+interface DiscoverStageOptions {
+  range?: number;
+  config?: string;
+}
+
+export const register = transformStage<DiscoverStageOptions>({
+  name: 'discover',
+  description:
+    'discover objects in each SensorFrame (ground removal, clustering, box fitting) and emit Boxes',
+  inputKind: 'sensorFrame',
+  defaultTopic: 'boxes',
+  options: (cmd) =>
+    cmd
+      .option('--range <m>', 'clustering radius around the ego (default 40)', numberOption(0.1))
+      .option('--config <json>', 'config overrides: {ground, cluster, boxfit}'),
+  create: (opts) => {
+    const input = readPipelineConfig(opts.config);
+    if (opts.range !== undefined) input.cluster = { ...input.cluster, rangeM: opts.range };
+    const cfg = resolveDiscoverConfig(input);
+    return (batch) => {
+      // A batch without frame metadata throws a SchemaError: the runner counts it as wrong-schema.
+      const frame = batchToSensorFrame(batch, 'discover input');
+      const { boxes } = discoverSweep(frame.points, cfg, frame.frameIndex);
+      return boxesToBatch(boxes, sensorFrameMetadata(frame));
+    };
+  },
+});
