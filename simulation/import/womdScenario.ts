@@ -31,7 +31,7 @@ export interface WomdImportConfig {
   defaultLaneWidthM: number;
   /** Width of a bike lane without neighbours, metres. */
   bikeLaneWidthM: number;
-  /** Widths estimated from neighbour spacing are clamped to this range, metres. */
+  /** Neighbour spacings below the minimum are ignored (merging lanes); above the maximum, clamped. */
   minLaneWidthM: number;
   maxLaneWidthM: number;
 }
@@ -173,7 +173,8 @@ export function womdToScenario(w: WomdScenario, cfg: WomdImportConfig = DEFAULT_
           d.push(projectOntoPolyline(other.xy, lane.xy[i], lane.xy[i + 1]).distance);
         best = Math.min(best, median(d));
       }
-      lane.widthM = Math.min(cfg.maxLaneWidthM, Math.max(cfg.minLaneWidthM, best));
+      // Closer than a lane width means overlapping or merging lanes, not parallel ones: keep the default.
+      if (best >= cfg.minLaneWidthM) lane.widthM = Math.min(cfg.maxLaneWidthM, best);
     }
     // WOMD does not mark intersections: lanes that a signal controls, and connector lanes
     // without neighbours that leave a fork, are taken as inside one.

@@ -39,6 +39,16 @@ export const COMMANDS: CommandSpec[] = [
     load: () => import('./eval.ts'),
   },
   {
+    name: 'sim',
+    summary: 'closed-loop rollouts of replay / constant-velocity / IDM agents with collision, off-road and realism metrics',
+    load: () => import('./sim.ts'),
+  },
+  {
+    name: 'export',
+    summary: 'export simulated scenarios (trajectories + map) as Arrow, Parquet, JSON or WOMD TFRecord',
+    load: () => import('./export.ts'),
+  },
+  {
     name: 'demo',
     summary: 'the main job: the whole loop on the embedded synthetic default, with a report',
     load: () => import('./demo.ts'),

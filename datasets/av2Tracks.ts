@@ -1,0 +1,142 @@
+// Argoverse 2 agent tracks: every cuboid of annotations.feather (ego frame, one row per track and
+// sweep) moved into the city frame with city_SE3_egovehicle, as a (track × timestamp) grid, plus the
+// ego's own track. The feathers are LZ4-compressed: the codec is registered by datasets/av2.ts.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Table } from 'apache-arrow';
+import { InputError } from '../core/errors.ts';
+import { composePoses, poseFromQuaternion, translationOfPose, yawOfPose } from '../core/geometry/pose.ts';
+import { poseAt, readFeather } from './av2.ts';
+
+export interface Av2Tracks {
+  logId: string;
+  /** Sorted unique annotation timestamps (one per annotated sweep). */
+  timestampsNs: BigInt64Array;
+  trackUuids: string[];
+  /** AV2 category of each track (its first row's). */
+  categories: string[];
+  /** Per (track, timestamp) at track * numTimestamps + t, city frame; size is the track's median. */
+  x: Float64Array;
+  y: Float64Array;
+  z: Float64Array;
+  yaw: Float64Array;
+  valid: Uint8Array;
+  length: Float32Array;
+  width: Float32Array;
+  height: Float32Array;
+  /** The ego vehicle at each timestamp (city frame). */
+  egoX: Float64Array;
+  egoY: Float64Array;
+  egoZ: Float64Array;
+  egoYaw: Float64Array;
+}
+
+function column(t: Table, name: string, file: string): unknown[] {
+  const c = t.getChild(name);
+  if (!c) throw new InputError(file, `no column '${name}'`);
+  return Array.from(c.toArray() as ArrayLike<unknown>);
+}
+
+const numbers = (t: Table, name: string, file: string) => Float64Array.from(column(t, name, file), Number);
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[s.length >> 1] : 0;
+}
+
+/** Read the tracks of an AV2 log directory (annotations.feather + city_SE3_egovehicle.feather). */
+export function readAv2Tracks(logDir: string): Av2Tracks {
+  const annFile = path.join(logDir, 'annotations.feather');
+  const poseFile = path.join(logDir, 'city_SE3_egovehicle.feather');
+  for (const f of [annFile, poseFile]) if (!fs.existsSync(f)) throw new InputError(f, 'no such file');
+  const ann = readFeather(annFile);
+  const stamps = column(ann, 'timestamp_ns', annFile).map((v) => BigInt(v as bigint));
+  if (stamps.length === 0) throw new InputError(annFile, 'no annotations');
+  const uuid = column(ann, 'track_uuid', annFile).map(String);
+  const category = column(ann, 'category', annFile).map(String);
+  const [len, wid, hei, qw, qx, qy, qz, tx, ty, tz] = [
+    'length_m',
+    'width_m',
+    'height_m',
+    'qw',
+    'qx',
+    'qy',
+    'qz',
+    'tx_m',
+    'ty_m',
+    'tz_m',
+  ].map((c) => numbers(ann, c, annFile));
+
+  const poses = readFeather(poseFile);
+  const pq = ['qw', 'qx', 'qy', 'qz'].map((c) => numbers(poses, c, poseFile));
+  const pt = ['tx_m', 'ty_m', 'tz_m'].map((c) => numbers(poses, c, poseFile));
+  const pts = column(poses, 'timestamp_ns', poseFile).map((v) => BigInt(v as bigint));
+  const np = pts.length;
+  const track = {
+    timestampsNs: BigInt64Array.from(pts),
+    q: Float64Array.from({ length: 4 * np }, (_, k) => pq[k & 3][k >> 2]),
+    t: Float64Array.from({ length: 3 * np }, (_, k) => pt[k % 3][Math.floor(k / 3)]),
+  };
+  for (let i = 1; i < np; i++)
+    if (track.timestampsNs[i] <= track.timestampsNs[i - 1])
+      throw new InputError(poseFile, `timestamps not increasing at row ${i}`);
+
+  const times = BigInt64Array.from([...new Set(stamps)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+  const timeIndex = new Map<bigint, number>();
+  times.forEach((t, i) => timeIndex.set(t, i));
+  const trackIndex = new Map<string, number>();
+  const categories: string[] = [];
+  uuid.forEach((u, r) => {
+    if (!trackIndex.has(u)) {
+      trackIndex.set(u, trackIndex.size);
+      categories.push(category[r]);
+    }
+  });
+  const T = times.length;
+  const N = trackIndex.size;
+  const egoPoses = Array.from(times, (t) => poseAt(track, t, poseFile));
+  const out: Av2Tracks = {
+    logId: path.basename(path.resolve(logDir)),
+    timestampsNs: times,
+    trackUuids: [...trackIndex.keys()],
+    categories,
+    x: new Float64Array(N * T),
+    y: new Float64Array(N * T),
+    z: new Float64Array(N * T),
+    yaw: new Float64Array(N * T),
+    valid: new Uint8Array(N * T),
+    length: new Float32Array(N),
+    width: new Float32Array(N),
+    height: new Float32Array(N),
+    egoX: new Float64Array(T),
+    egoY: new Float64Array(T),
+    egoZ: new Float64Array(T),
+    egoYaw: new Float64Array(T),
+  };
+  egoPoses.forEach((p, t) => {
+    [out.egoX[t], out.egoY[t], out.egoZ[t]] = translationOfPose(p);
+    out.egoYaw[t] = yawOfPose(p);
+  });
+  const sizes: number[][][] = Array.from({ length: N }, () => [[], [], []]);
+  for (let r = 0; r < stamps.length; r++) {
+    const a = trackIndex.get(uuid[r])!;
+    const t = timeIndex.get(stamps[r])!;
+    const k = a * T + t;
+    const world = composePoses(
+      egoPoses[t],
+      poseFromQuaternion(qw[r], qx[r], qy[r], qz[r], tx[r], ty[r], tz[r]),
+    );
+    [out.x[k], out.y[k], out.z[k]] = translationOfPose(world);
+    out.yaw[k] = yawOfPose(world);
+    out.valid[k] = 1;
+    sizes[a][0].push(len[r]);
+    sizes[a][1].push(wid[r]);
+    sizes[a][2].push(hei[r]);
+  }
+  for (let a = 0; a < N; a++) {
+    out.length[a] = median(sizes[a][0]);
+    out.width[a] = median(sizes[a][1]);
+    out.height[a] = median(sizes[a][2]);
+  }
+  return out;
+}
