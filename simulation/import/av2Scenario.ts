@@ -107,7 +107,7 @@ export function av2ToScenario(tr: Av2Tracks, cfg: Av2ImportConfig = DEFAULT_AV2_
     }
   }
   return {
-    id: tr.logId.startsWith("av2") ? tr.logId : `av2-${tr.logId}`,
+    id: tr.logId.startsWith('av2') ? tr.logId : `av2-${tr.logId}`,
     dtS: dt,
     numSteps: T,
     currentStep: cur,

@@ -40,7 +40,7 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'sim',
-    summary: 'closed-loop rollouts of replay / constant-velocity / IDM agents with collision, off-road and realism metrics',
+    summary: 'closed-loop rollouts of replay / CV / IDM agents with collision, off-road, realism metrics',
     load: () => import('./sim.ts'),
   },
   {
