@@ -73,7 +73,7 @@ export function closenessRect(
   weight: number,
   maxScorePoints: number,
 ): Rect2 {
-  const hull = convexHull(xs.subarray(0, m), ys.subarray(0, m));
+  const hull = m > 64 ? columnHull(xs, ys, m) : convexHull(xs.subarray(0, m), ys.subarray(0, m));
   const h = hull.length >> 1;
   if (h < 3) return minAreaRect(xs.subarray(0, m), ys.subarray(0, m));
   const step = Math.max(1, Math.floor(m / maxScorePoints));
@@ -113,6 +113,58 @@ export function closenessRect(
       best = score;
       out = rectFromExtents(ux, uy, minU, maxU, minV, maxV);
     }
+  }
+  return out;
+}
+
+/**
+ * Convex hull of many points in linear time: points fall into narrow x columns (≤ 2 cm, at most 1024
+ * columns); each column's lowest and highest point, already in x order, feed the two chains of Andrew's
+ * monotone chain without a sort. The hull is exact up to the column width.
+ */
+export function columnHull(xs: Float64Array, ys: Float64Array, m: number): Float64Array {
+  let minX = Infinity;
+  let maxX = -Infinity;
+  for (let i = 0; i < m; i++) {
+    if (xs[i] < minX) minX = xs[i];
+    if (xs[i] > maxX) maxX = xs[i];
+  }
+  const cols = Math.max(1, Math.min(1024, Math.ceil((maxX - minX) / 0.02)));
+  const w = (maxX - minX) / cols || 1;
+  const lo = new Int32Array(cols).fill(-1);
+  const hi = new Int32Array(cols).fill(-1);
+  for (let i = 0; i < m; i++) {
+    const c = Math.min(cols - 1, Math.floor((xs[i] - minX) / w));
+    if (lo[c] < 0 || ys[i] < ys[lo[c]]) lo[c] = i;
+    if (hi[c] < 0 || ys[i] > ys[hi[c]]) hi[c] = i;
+  }
+  const chain = new Int32Array(2 * cols + 3);
+  const cross = (o: number, a: number, b: number) =>
+    (xs[a] - xs[o]) * (ys[b] - ys[o]) - (ys[a] - ys[o]) * (xs[b] - xs[o]);
+  let k = 0;
+  // Lower chain left to right over the column minima, then upper chain right to left over the maxima.
+  for (let c = 0; c < cols; c++) {
+    const i = lo[c];
+    if (i < 0) continue;
+    while (k >= 2 && cross(chain[k - 2], chain[k - 1], i) <= 0) k--;
+    chain[k++] = i;
+  }
+  const lower = k + 1;
+  for (let c = cols - 1; c >= 0; c--) {
+    const i = hi[c];
+    if (i < 0) continue;
+    while (k >= lower && cross(chain[k - 2], chain[k - 1], i) <= 0) k--;
+    chain[k++] = i;
+  }
+  // Close the upper chain on the first point (it pops anything that would bend the wrong way), then
+  // drop that repeat.
+  while (k >= lower && cross(chain[k - 2], chain[k - 1], chain[0]) <= 0) k--;
+  chain[k++] = chain[0];
+  const n = Math.max(1, k - 1);
+  const out = new Float64Array(2 * n);
+  for (let j = 0; j < n; j++) {
+    out[2 * j] = xs[chain[j]];
+    out[2 * j + 1] = ys[chain[j]];
   }
   return out;
 }

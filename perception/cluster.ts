@@ -41,26 +41,24 @@ function packKey(ix: number, iy: number, iz: number): number {
   return (ix + XY_OFF) | ((iy + XY_OFF) << 12) | ((iz + Z_OFF) << 24) | 0;
 }
 
-/** Open-addressing hash from packed voxel key to a dense voxel id. */
+/** Open-addressing hash from packed voxel key to a dense voxel id; doubles when half full. */
 class VoxelTable {
-  readonly keys: Int32Array;
-  readonly ids: Int32Array;
-  private readonly mask: number;
+  private keys: Int32Array;
+  private ids: Int32Array;
+  private mask: number;
   size = 0;
 
-  constructor(expected: number) {
-    let cap = 16;
-    while (cap < expected * 2) cap <<= 1;
-    this.keys = new Int32Array(cap);
-    this.ids = new Int32Array(cap).fill(-1);
-    this.mask = cap - 1;
+  constructor(capacity = 4096) {
+    this.keys = new Int32Array(capacity);
+    this.ids = new Int32Array(capacity).fill(-1);
+    this.mask = capacity - 1;
   }
 
   private slot(key: number): number {
-    return (Math.imul(key, 0x9e3779b1) >>> 7) & this.mask;
+    return (Math.imul(key, 0x9e3779b1) >>> 11) & this.mask;
   }
 
-  /** Id of the key, inserting it if new. */
+  /** Id of the key, inserting it (with the next id) if new. */
   insert(key: number): number {
     let h = this.slot(key);
     for (;;) {
@@ -68,7 +66,8 @@ class VoxelTable {
       if (id < 0) {
         this.keys[h] = key;
         this.ids[h] = this.size;
-        return this.size++;
+        if (2 * ++this.size > this.keys.length) this.grow();
+        return this.size - 1;
       }
       if (this.keys[h] === key) return id;
       h = (h + 1) & this.mask;
@@ -82,6 +81,21 @@ class VoxelTable {
       const id = this.ids[h];
       if (id < 0 || this.keys[h] === key) return id;
       h = (h + 1) & this.mask;
+    }
+  }
+
+  private grow(): void {
+    const oldKeys = this.keys;
+    const oldIds = this.ids;
+    this.keys = new Int32Array(2 * oldKeys.length);
+    this.ids = new Int32Array(2 * oldKeys.length).fill(-1);
+    this.mask = this.keys.length - 1;
+    for (let i = 0; i < oldKeys.length; i++) {
+      if (oldIds[i] < 0) continue;
+      let h = this.slot(oldKeys[i]);
+      while (this.ids[h] >= 0) h = (h + 1) & this.mask;
+      this.keys[h] = oldKeys[i];
+      this.ids[h] = oldIds[i];
     }
   }
 }
@@ -113,11 +127,13 @@ export function clusterPoints(
   const maxZ = (Z_OFF - 2) * cfg.voxelZM;
   let candidates = 0;
   for (let i = 0; i < n; i++) if (!mask || mask[i]) candidates++;
-  const table = new VoxelTable(candidates);
+  const table = new VoxelTable();
   const voxelOf = new Int32Array(n).fill(-1);
   // At most one voxel per candidate point, so these never need to grow.
   const counts = new Int32Array(Math.max(1, candidates));
   const coords = new Int32Array(3 * Math.max(1, candidates));
+  let lastKey = 0;
+  let lastId = -1;
   for (let i = 0; i < n; i++) {
     if (mask && !mask[i]) continue;
     const x = pts.x[i];
@@ -130,8 +146,17 @@ export function clusterPoints(
     const ix = Math.floor(x * inv);
     const iy = Math.floor(y * inv);
     const iz = Math.floor(z * invZ);
+    const key = packKey(ix, iy, iz);
+    // Consecutive points of a scan line often share a voxel: skip the lookup then.
+    if (lastId >= 0 && key === lastKey) {
+      counts[lastId]++;
+      voxelOf[i] = lastId;
+      continue;
+    }
     const before = table.size;
-    const id = table.insert(packKey(ix, iy, iz));
+    const id = table.insert(key);
+    lastKey = key;
+    lastId = id;
     if (id === before) {
       coords[3 * id] = ix;
       coords[3 * id + 1] = iy;

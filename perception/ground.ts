@@ -83,8 +83,28 @@ export interface GroundResult {
 
 const TWO_PI = 2 * Math.PI;
 
+/**
+ * atan2 by a degree-11 minimax polynomial on [0, 1] and octant folding (error < 2e-5 rad): several
+ * times faster than Math.atan2, and far finer than a segment (2.4°).
+ */
+export function fastAtan2(y: number, x: number): number {
+  const ax = Math.abs(x);
+  const ay = Math.abs(y);
+  const big = ax > ay ? ax : ay;
+  if (big === 0) return 0;
+  const z = (ax > ay ? ay : ax) / big;
+  const z2 = z * z;
+  let a =
+    z *
+    (0.99997726 +
+      z2 * (-0.33262347 + z2 * (0.19354346 + z2 * (-0.11643287 + z2 * (0.05265332 + z2 * -0.0117212)))));
+  if (ay > ax) a = Math.PI / 2 - a;
+  if (x < 0) a = Math.PI - a;
+  return y < 0 ? -a : a;
+}
+
 function segmentOf(x: number, y: number, segments: number): number {
-  const s = Math.floor(((Math.atan2(y, x) + Math.PI) / TWO_PI) * segments);
+  const s = Math.floor(((fastAtan2(y, x) + Math.PI) / TWO_PI) * segments);
   return s >= segments ? segments - 1 : s;
 }
 
@@ -141,9 +161,14 @@ function nearPlane(
   if (idx.length < 10) return [0, 0, low];
   const inlierTol = 0.1;
   const rand = lcg(idx.length);
+  // Inliers are counted on at most ~1000 evenly spaced prototypes (the refit uses all of them).
+  const stride = Math.max(1, Math.floor(idx.length / 1000));
   const count = (a: number, b: number, c: number) => {
     let k = 0;
-    for (const i of idx) if (Math.abs(proto[i] - (a * protoX[i] + b * protoY[i] + c)) <= inlierTol) k++;
+    for (let j = 0; j < idx.length; j += stride) {
+      const i = idx[j];
+      if (Math.abs(proto[i] - (a * protoX[i] + b * protoY[i] + c)) <= inlierTol) k++;
+    }
     return k;
   };
   let best: [number, number, number] = [0, 0, low];

@@ -6,24 +6,22 @@ import path from 'node:path';
 import { type Boxes, boxAt, concatBoxes, rowsByFrame, selectBoxes } from '../core/arrow/records.ts';
 import { writeFileAtomic } from '../core/atomic.ts';
 import { countPointsInBox } from '../core/geometry/box.ts';
-import { createProgress } from '../core/progress.ts';
+import { createProgress, type Progress } from '../core/progress.ts';
 import type { LogReader } from '../datasets/logstore.ts';
 import { type DetectorConfig, DEFAULT_DETECTOR_CONFIG } from './detector/config.ts';
 import { Detector } from './detector/model.ts';
 import { type TrainingFrame, trainDetector, trainingFrame } from './detector/train.ts';
-import { type DiscoverConfig, DEFAULT_DISCOVER_CONFIG, discoverSweep } from './discover.ts';
+import { discoverLog, logSequence, type PipelineConfig, resolvePipelineConfig } from './discoverLog.ts';
 import { type EvalReport, evaluateBoxes } from './eval/evaluate.ts';
-import { DEFAULT_REFINE_CONFIG, type RefineConfig, refineTracks } from './refine.ts';
-import type { SequenceInput } from './sequence.ts';
-import { DEFAULT_TRACKER_CONFIG, type TrackerConfig, trackBoxes } from './track.ts';
+import { refineTracks } from './refine.ts';
+import { trackBoxes } from './track.ts';
 
 export interface SelfTrainConfig {
   /** Train → detect → track → refine rounds (OYSTER: a few; default 3). */
   rounds: number;
   detector: DetectorConfig;
-  discover: DiscoverConfig;
-  tracker: TrackerConfig;
-  refine: RefineConfig;
+  /** Discovery (seed labels) and the tracking + refinement applied to every round's detections. */
+  pipeline: PipelineConfig;
   /**
    * Label range of the rounds after the first, whose labels come from the detector at all ranges
    * (null: the whole grid). The first round uses detector.targets.labelRangeM (near range, 40 m).
@@ -42,9 +40,7 @@ export interface SelfTrainConfig {
 export const DEFAULT_SELFTRAIN_CONFIG: SelfTrainConfig = {
   rounds: 3,
   detector: DEFAULT_DETECTOR_CONFIG,
-  discover: DEFAULT_DISCOVER_CONFIG,
-  tracker: DEFAULT_TRACKER_CONFIG,
-  refine: DEFAULT_REFINE_CONFIG,
+  pipeline: resolvePipelineConfig(),
   laterLabelRangeM: null,
   labelScoreThreshold: 0.3,
   laterSteps: null,
@@ -59,6 +55,8 @@ export const DEFAULT_SELFTRAIN_CONFIG: SelfTrainConfig = {
 export interface SelfTrainLog {
   name: string;
   reader: LogReader;
+  /** Ground truth to score against (default: the log's labels.arrow, if any); only ever used to score. */
+  groundTruth?: Boxes | null;
 }
 
 /** One row of the per-round table: a method's boxes scored on one set of logs. */
@@ -104,49 +102,28 @@ export interface SelfTrainOptions {
   writeToLogs?: boolean;
 }
 
-/** Sequence facts of a log for tracking, refinement and DTC. */
-function sequenceOf(reader: LogReader): SequenceInput & { poses: Float64Array; timesS: Float64Array } {
-  const ts = reader.timestampsNs;
-  const t0 = ts.length ? ts[0] : 0n;
-  const timesS = Float64Array.from(ts, (t) => Number(t - t0) / 1e9);
-  return { frameCount: reader.frameCount, poses: reader.poses, timesS, rateHz: reader.meta.rateHz };
-}
-
 /** Ground-truth boxes of a log, or null when it has none. */
 function groundTruth(reader: LogReader): Boxes | null {
   return reader.hasBoxes('labels') ? reader.readBoxes('labels') : null;
 }
 
-/** Near-range discovery (ground → clusters → boxes) on every frame of a log. */
-export async function discoverLog(reader: LogReader, cfg: DiscoverConfig, label = ''): Promise<Boxes> {
-  const parts: Boxes[] = [];
-  const bar = createProgress(`discover ${label}`.trim(), reader.frameCount);
-  for await (const f of reader.iterFrames()) {
-    parts.push(discoverSweep(f.points, cfg, f.frameIndex).boxes);
-    bar.tick();
-  }
-  bar.stop();
-  return concatBoxes(parts);
-}
-
 /** Track boxes over a log and refine the tracks into consistent labels (perception/track + refine). */
-export function trackAndRefine(boxes: Boxes, reader: LogReader, cfg: Pick<SelfTrainConfig, 'tracker' | 'refine'>): Boxes {
-  const seq = sequenceOf(reader);
+export function trackAndRefine(boxes: Boxes, reader: LogReader, cfg: PipelineConfig): Boxes {
+  const seq = logSequence(reader);
   const tracked = trackBoxes(boxes, seq, cfg.tracker);
   return refineTracks(tracked.boxes, seq, cfg.refine).boxes;
 }
 
 /** The detector on every frame of a log; each box's point count is filled in (labels filter on it). */
-export async function detectLog(detector: Detector, reader: LogReader, label = ''): Promise<Boxes> {
+export async function detectLog(detector: Detector, reader: LogReader, progress?: Progress): Promise<Boxes> {
   const parts: Boxes[] = [];
-  const bar = createProgress(`detect ${label}`.trim(), reader.frameCount);
   for await (const f of reader.iterFrames()) {
     const b = await detector.detect(f.points, f.frameIndex);
-    for (let i = 0; i < b.cx.length; i++) b.numPoints[i] = countPointsInBox(boxAt(b, i), f.points.x, f.points.y, f.points.z);
+    for (let i = 0; i < b.cx.length; i++)
+      b.numPoints[i] = countPointsInBox(boxAt(b, i), f.points.x, f.points.y, f.points.z);
     parts.push(b);
-    bar.tick();
+    progress?.tick(1, `${b.cx.length} boxes`);
   }
-  bar.stop();
   return concatBoxes(parts);
 }
 
@@ -158,7 +135,11 @@ function aboveScore(b: Boxes, minScore: number): Boxes {
 }
 
 /** Training frames of a log with its labels (every `stride`-th frame). */
-async function trainingFrames(reader: LogReader, labels: Boxes, cfg: DetectorConfig): Promise<TrainingFrame[]> {
+async function trainingFrames(
+  reader: LogReader,
+  labels: Boxes,
+  cfg: DetectorConfig,
+): Promise<TrainingFrame[]> {
   const byFrame = rowsByFrame(labels);
   const out: TrainingFrame[] = [];
   for (let i = 0; i < reader.frameCount; i += Math.max(1, cfg.train.frameStride)) {
@@ -171,10 +152,7 @@ async function trainingFrames(reader: LogReader, labels: Boxes, cfg: DetectorCon
 }
 
 /** Score `pred` (concatenated over logs by `perLog`) against the logs' ground truth, pooling frames. */
-function evaluateSet(
-  perLog: { log: SelfTrainLog; boxes: Boxes }[],
-  cfg: SelfTrainConfig,
-): EvalReport | null {
+function evaluateSet(perLog: { log: SelfTrainLog; boxes: Boxes }[], cfg: SelfTrainConfig): EvalReport | null {
   // Pool logs by giving each log's frames a disjoint index range; DTC needs per-log poses, so it is
   // evaluated on the pooled frames with the poses concatenated the same way.
   const preds: Boxes[] = [];
@@ -184,15 +162,16 @@ function evaluateSet(
   let base = 0;
   let tBase = 0;
   for (const { log, boxes } of perLog) {
-    const gt = groundTruth(log.reader);
+    const gt = log.groundTruth === undefined ? groundTruth(log.reader) : log.groundTruth;
     if (!gt) continue;
-    const seq = sequenceOf(log.reader);
+    const seq = logSequence(log.reader);
+    const timesS = seq.timesS!;
     preds.push(shiftFrames(boxes, base));
     gts.push(shiftFrames(gt, base));
-    poses.push(seq.poses);
+    poses.push(log.reader.poses);
     // A gap of an hour between logs keeps one log's future out of another's DTC horizon.
-    for (const t of seq.timesS) times.push(tBase + t);
-    tBase += (seq.timesS.length ? seq.timesS[seq.timesS.length - 1] : 0) + 3600;
+    for (const t of timesS) times.push(tBase + t);
+    tBase += (timesS.length ? timesS[timesS.length - 1] : 0) + 3600;
     base += log.reader.frameCount;
   }
   if (gts.length === 0) return null;
@@ -235,7 +214,12 @@ export async function selfTrain(
   const evalLogs = opts.evalLogs ?? [];
   fs.mkdirSync(opts.outDir, { recursive: true });
   const rows: SelfTrainRow[] = [];
-  const addRows = (method: string, round: number, train: Map<SelfTrainLog, Boxes>, held: Map<SelfTrainLog, Boxes>) => {
+  const addRows = (
+    method: string,
+    round: number,
+    train: Map<SelfTrainLog, Boxes>,
+    held: Map<SelfTrainLog, Boxes>,
+  ) => {
     for (const [set, m] of [
       ['train', train],
       ['held-out', held],
@@ -252,16 +236,21 @@ export async function selfTrain(
   const clusters = new Map<SelfTrainLog, Boxes>();
   const refined = new Map<SelfTrainLog, Boxes>();
   for (const log of [...logs, ...evalLogs]) {
-    const raw = await discoverLog(log.reader, cfg.discover, log.name);
-    clusters.set(log, raw);
-    refined.set(log, trackAndRefine(raw, log.reader, cfg));
+    const bar =
+      opts.progress === false ? undefined : createProgress(`discover ${log.name}`, log.reader.frameCount);
+    const found = await discoverLog(log.reader, cfg.pipeline, bar);
+    bar?.stop();
+    clusters.set(log, found.detections);
+    refined.set(log, found.tracks);
   }
   const isTrain = (l: SelfTrainLog) => logs.includes(l);
   const split = (m: Map<SelfTrainLog, Boxes>) =>
     [new Map([...m].filter(([l]) => isTrain(l))), new Map([...m].filter(([l]) => !isTrain(l)))] as const;
   addRows('clustering', 0, ...split(clusters));
   addRows('refined tracks', 0, ...split(refined));
-  say(`seed labels: ${[...refined].filter(([l]) => isTrain(l)).reduce((s, [, b]) => s + b.cx.length, 0)} boxes`);
+  say(
+    `seed labels: ${[...refined].filter(([l]) => isTrain(l)).reduce((s, [, b]) => s + b.cx.length, 0)} boxes`,
+  );
 
   let labels = new Map([...refined].filter(([l]) => isTrain(l)));
   const rounds: SelfTrainRound[] = [];
@@ -284,7 +273,9 @@ export async function selfTrain(
     const frames: TrainingFrame[] = [];
     for (const log of logs) frames.push(...(await trainingFrames(log.reader, labels.get(log)!, det)));
     const labelBoxes = frames.reduce((s, f) => s + f.boxes.length, 0);
-    say(`round ${r}: training on ${frames.length} frames, ${labelBoxes} labels within ${det.targets.labelRangeM >= 1e6 ? 'the whole grid' : `${det.targets.labelRangeM} m`}`);
+    say(
+      `round ${r}: training on ${frames.length} frames, ${labelBoxes} labels within ${det.targets.labelRangeM >= 1e6 ? 'the whole grid' : `${det.targets.labelRangeM} m`}`,
+    );
     const trained = await trainDetector(frames, det, {
       checkpointPath: path.join(roundDir, 'checkpoint.safetensors'),
       progress: opts.progress === false ? false : `train round ${r}`,
@@ -299,9 +290,14 @@ export async function selfTrain(
     const nextLabels = new Map<SelfTrainLog, Boxes>();
     try {
       for (const log of [...logs, ...evalLogs]) {
-        const d = await detectLog(detector, log.reader, `${log.name} r${r}`);
+        const bar =
+          opts.progress === false
+            ? undefined
+            : createProgress(`detect ${log.name} r${r}`, log.reader.frameCount);
+        const d = await detectLog(detector, log.reader, bar);
+        bar?.stop();
         detections.set(log, d);
-        nextLabels.set(log, trackAndRefine(aboveScore(d, cfg.labelScoreThreshold), log.reader, cfg));
+        nextLabels.set(log, trackAndRefine(aboveScore(d, cfg.labelScoreThreshold), log.reader, cfg.pipeline));
       }
     } finally {
       await detector.dispose();
@@ -318,7 +314,9 @@ export async function selfTrain(
       labelBoxes,
       finalLoss: trained.losses.length ? trained.losses[trained.losses.length - 1].total : null,
     });
-    say(`round ${r}: ${trained.steps} steps in ${trained.seconds.toFixed(0)} s (${trained.framesPerS.toFixed(1)} crops/s)`);
+    say(
+      `round ${r}: ${trained.steps} steps in ${trained.seconds.toFixed(0)} s (${trained.framesPerS.toFixed(1)} crops/s)`,
+    );
     if (r === cfg.rounds && opts.writeToLogs) {
       for (const log of logs) {
         await log.reader.writeBoxes('selftrain_detections', detections.get(log)!);
@@ -331,7 +329,10 @@ export async function selfTrain(
   fs.copyFileSync(modelPath, finalPath + '.tmp');
   fs.renameSync(finalPath + '.tmp', finalPath);
   const result: SelfTrainResult = { rows, rounds, modelPath: finalPath };
-  await writeFileAtomic(path.join(opts.outDir, 'results.json'), JSON.stringify(summariseResult(result), null, 1) + '\n');
+  await writeFileAtomic(
+    path.join(opts.outDir, 'results.json'),
+    JSON.stringify(summariseResult(result), null, 1) + '\n',
+  );
   return result;
 }
 
@@ -347,12 +348,17 @@ export function summariseResult(r: SelfTrainResult) {
       ap: row.report.ap,
       best_f1: row.report.best_f1,
       dtc: row.report.dtc,
-      counts: { frames: row.report.counts.frames, gt_boxes: row.report.counts.gt_boxes, pred_boxes: row.report.counts.pred_boxes },
+      counts: {
+        frames: row.report.counts.frames,
+        gt_boxes: row.report.counts.gt_boxes,
+        pred_boxes: row.report.counts.pred_boxes,
+      },
     })),
   };
 }
 
-const fmtAp = (v: number | null | undefined) => (v === null || v === undefined ? '    –' : v.toFixed(3).padStart(5));
+const fmtAp = (v: number | null | undefined) =>
+  v === null || v === undefined ? '    –' : v.toFixed(3).padStart(5);
 
 /** The per-round table as aligned text: AP at BEV IoU 0.3 and 0.5 by range, and DTC. */
 export function formatSelfTrainTable(rows: readonly SelfTrainRow[], buckets: [number, number][]): string {
@@ -361,8 +367,13 @@ export function formatSelfTrainTable(rows: readonly SelfTrainRow[], buckets: [nu
   for (const set of ['train', 'held-out'] as const) {
     const mine = rows.filter((r) => r.set === set);
     if (mine.length === 0) continue;
-    lines.push(set === 'train' ? 'logs self-trained on (auto-labelling):' : 'held-out logs (never trained on):');
-    const head = ['method'.padEnd(26), ...['0.3', '0.5'].flatMap((t) => cols.map((c) => `${t}@${c}`.padStart(11)))];
+    lines.push(
+      set === 'train' ? 'logs self-trained on (auto-labelling):' : 'held-out logs (never trained on):',
+    );
+    const head = [
+      'method'.padEnd(26),
+      ...['0.3', '0.5'].flatMap((t) => cols.map((c) => `${t}@${c}`.padStart(11))),
+    ];
     lines.push(head.join('') + '  DTC |err| mean/p95 m, phantom, missed');
     for (const r of mine) {
       const name = (r.round > 0 ? `${r.method} r${r.round}` : r.method).padEnd(26);

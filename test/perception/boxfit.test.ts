@@ -1,7 +1,8 @@
 // Box fitting: an L-shaped view of a car gives its heading and footprint, the box reaches down to the
 // ground, and the documented filters drop tall, floating, tiny, long and sparse clusters.
 import { describe, expect, it } from 'vitest';
-import { closenessRect, fitBoxes } from '../../perception/boxfit.ts';
+import { closenessRect, columnHull, fitBoxes } from '../../perception/boxfit.ts';
+import { convexHull, polygonArea } from '../../core/geometry/polygon.ts';
 import type { ClusterResult } from '../../perception/cluster.ts';
 import { flatGroundModel } from '../../perception/ground.ts';
 import { wrapHalfTurn } from '../../perception/kalman.ts';
@@ -104,6 +105,38 @@ describe('box fitting', () => {
     expect(r.stats.kept).toBe(1);
     expect(r.boxes.cx[0]).toBeCloseTo(10, 0);
     expect(r.stats.rejected).toEqual({ points: 1, floating: 1, height: 1, size: 1, volume: 1 });
+  });
+
+  it('column hull of a large cluster matches the sorted convex hull to within the column width', () => {
+    const rnd = mulberry32(9);
+    for (const m of [100, 5000, 30000]) {
+      const xs = new Float64Array(m);
+      const ys = new Float64Array(m);
+      for (let i = 0; i < m; i++) {
+        const a = rnd() * 2 * Math.PI;
+        const r = Math.sqrt(rnd()) * 3;
+        xs[i] = 5 + 2 * r * Math.cos(a);
+        ys[i] = r * Math.sin(a) + 0.3 * xs[i];
+      }
+      const fast = columnHull(xs, ys, m);
+      const exact = convexHull(xs, ys);
+      expect(polygonArea(fast)).toBeGreaterThan(0);
+      // Every point lies inside (or within 2 cm of) the fast hull: signed distance to each CCW edge.
+      const h = fast.length / 2;
+      let worst = 0;
+      for (let i = 0; i < m; i += 7) {
+        for (let e = 0; e < h; e++) {
+          const ax = fast[2 * e];
+          const ay = fast[2 * e + 1];
+          const bx = fast[(2 * e + 2) % (2 * h)];
+          const by = fast[(2 * e + 3) % (2 * h)];
+          const out = ((bx - ax) * (ys[i] - ay) - (by - ay) * (xs[i] - ax)) / Math.hypot(bx - ax, by - ay);
+          worst = Math.max(worst, -out);
+        }
+      }
+      expect(worst).toBeLessThan(0.02);
+      expect(polygonArea(fast)).toBeCloseTo(polygonArea(exact), 1);
+    }
   });
 
   it('ranks denser clusters higher', () => {

@@ -1,0 +1,156 @@
+// Perception benchmarks: ground + clustering + box fitting per real 120k-point KITTI sweep on one core
+// (and at a half and a quarter of the points, ≈30k/60k, to show linear cost), and tracking + refinement
+// per frame with 100 objects.
+import fs from 'node:fs';
+import { type Boxes, type BoxRow, boxesFromRows } from '../../core/arrow/records.ts';
+import { realData } from '../../core/paths.ts';
+import { poseFromTranslationYaw } from '../../core/geometry/pose.ts';
+import { decodePcd } from '../../datasets/pcd.ts';
+import { fitBoxes } from '../../perception/boxfit.ts';
+import { clusterPoints } from '../../perception/cluster.ts';
+import { DEFAULT_DISCOVER_CONFIG, discoverSweep } from '../../perception/discover.ts';
+import { segmentGround, type XYZ } from '../../perception/ground.ts';
+import { refineTracks } from '../../perception/refine.ts';
+import { trackBoxes } from '../../perception/track.ts';
+import { median, timeRuns, type Benchmark } from './benchmark.ts';
+
+/** Settings: timed repetitions per size, warm-up runs, and the tracking scene. */
+export const PERCEPTION_BENCH = { reps: 30, warmup: 10, trackFrames: 100, trackObjects: 100 };
+
+/** The real KITTI sweep 0048/0000000000 (about 120k points). */
+function kittiSweep(): XYZ {
+  const file = realData('kitti-0048', '0000000000.pcd');
+  if (!fs.existsSync(file)) throw new Error(`${file} not found: the benchmark needs ../shared/data`);
+  return decodePcd(fs.readFileSync(file), file).points;
+}
+
+/** Every k-th point of a sweep: the same scene at a lower point count. */
+function subsample(p: XYZ, n: number): XYZ {
+  const step = p.x.length / n;
+  const idx = Int32Array.from({ length: n }, (_, i) => Math.floor(i * step));
+  return {
+    x: Float32Array.from(idx, (i) => p.x[i]),
+    y: Float32Array.from(idx, (i) => p.y[i]),
+    z: Float32Array.from(idx, (i) => p.z[i]),
+  };
+}
+
+/** 100 objects moving at constant velocity seen from a driving ego: noisy boxes in the vehicle frame. */
+function trackingScene(frames: number, objects: number): { boxes: Boxes; poses: Float64Array } {
+  let seed = 12345;
+  const rnd = () => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 4294967296;
+  const objs = Array.from({ length: objects }, () => ({
+    x: rnd() * 200 - 50,
+    y: rnd() * 80 - 40,
+    vx: rnd() < 0.5 ? 0 : rnd() * 20 - 10,
+    vy: rnd() < 0.8 ? 0 : rnd() * 4 - 2,
+    l: 3.5 + rnd() * 2,
+  }));
+  const poses = new Float64Array(16 * frames);
+  const rows: BoxRow[] = [];
+  for (let f = 0; f < frames; f++) {
+    const ex = f; // 10 m/s
+    poses.set(poseFromTranslationYaw(ex, 0, 0, 0), 16 * f);
+    for (const o of objs) {
+      if (rnd() < 0.1) continue; // missed detections
+      const t = f / 10;
+      rows.push({
+        frameIndex: f,
+        cx: o.x + o.vx * t - ex + (rnd() - 0.5) * 0.3,
+        cy: o.y + o.vy * t + (rnd() - 0.5) * 0.3,
+        cz: 0.8,
+        length: o.l * (0.6 + 0.4 * rnd()),
+        width: 1.8,
+        height: 1.5,
+        yaw: Math.atan2(o.vy, o.vx || 1) + (rnd() - 0.5) * 0.2,
+        score: rnd(),
+        numPoints: 20 + Math.floor(rnd() * 500),
+      });
+    }
+  }
+  return { boxes: boxesFromRows(rows), poses };
+}
+
+export const benchmarks: Benchmark[] = [
+  {
+    names: ['discover_sweep', 'discover_sweep_stages', 'discover_sweep_scaling'],
+    async run(emit) {
+      const { reps, warmup } = PERCEPTION_BENCH;
+      const full = kittiSweep();
+      // The full sweep (≈120k points) and the same scene thinned to a half and a quarter.
+      const sizes = [Math.round(full.x.length / 4), Math.round(full.x.length / 2), full.x.length];
+      const perSize: Record<string, number> = {};
+      for (const n of sizes) {
+        const pts = n === full.x.length ? full : subsample(full, n);
+        const ms = await timeRuns(() => discoverSweep(pts), reps, warmup);
+        perSize[n] = median(ms);
+        if (n === full.x.length) {
+          const r = discoverSweep(pts);
+          emit({
+            name: 'discover_sweep',
+            ms_per_sweep_median: median(ms),
+            ms_min: Math.min(...ms),
+            ms_max: Math.max(...ms),
+            points: n,
+            boxes: r.stats.boxes,
+            threads: 1,
+            source: 'kitti-0048/0000000000.pcd',
+          });
+        }
+      }
+      // Where the time goes, stage by stage, on the full sweep.
+      const g = segmentGround(full, DEFAULT_DISCOVER_CONFIG.ground);
+      const mask = Uint8Array.from(g.isGround, (v, i) => (v === 0 && g.heightAboveGround[i] <= 4 ? 1 : 0));
+      const c = clusterPoints(full, mask, DEFAULT_DISCOVER_CONFIG.cluster);
+      const tGround = median(
+        await timeRuns(() => segmentGround(full, DEFAULT_DISCOVER_CONFIG.ground), reps, warmup),
+      );
+      const tCluster = median(
+        await timeRuns(() => clusterPoints(full, mask, DEFAULT_DISCOVER_CONFIG.cluster), reps, warmup),
+      );
+      const tBoxes = median(
+        await timeRuns(() => fitBoxes(full, c, g.model, DEFAULT_DISCOVER_CONFIG.boxfit), reps, warmup),
+      );
+      emit({
+        name: 'discover_sweep_stages',
+        ground_ms_median: tGround,
+        cluster_ms_median: tCluster,
+        boxfit_ms_median: tBoxes,
+        clustered_points: mask.reduce((a, b) => a + b, 0),
+        clusters: c.count,
+        points: full.x.length,
+      });
+      const base = perSize[sizes[0]];
+      emit({
+        name: 'discover_sweep_scaling',
+        points: sizes,
+        ms_per_sweep_median: sizes.map((n) => perSize[n]),
+        // Cost per point relative to the smallest size: ≈1 everywhere when the cost is linear.
+        ms_per_point_ratio: sizes.map((n) => perSize[n] / n / (base / sizes[0])),
+      });
+    },
+  },
+  {
+    names: ['track_refine'],
+    async run(emit) {
+      const { trackFrames, trackObjects } = PERCEPTION_BENCH;
+      const { boxes, poses } = trackingScene(trackFrames, trackObjects);
+      const seq = { frameCount: trackFrames, poses };
+      let tracks = 0;
+      const trackMs = await timeRuns(() => (tracks = trackBoxes(boxes, seq).tracks), 5, 1);
+      const tracked = trackBoxes(boxes, seq).boxes;
+      const refineMs = await timeRuns(() => refineTracks(tracked, seq), 5, 1);
+      emit({
+        name: 'track_refine',
+        ms_per_frame_median: (median(trackMs) + median(refineMs)) / trackFrames,
+        track_ms_per_frame: median(trackMs) / trackFrames,
+        refine_ms_per_frame: median(refineMs) / trackFrames,
+        objects: trackObjects,
+        frames: trackFrames,
+        boxes: boxes.cx.length,
+        tracks,
+        passes: 'forward+backward',
+      });
+    },
+  },
+];
