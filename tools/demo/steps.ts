@@ -1,5 +1,6 @@
 // The steps of `drivekit demo`, in order: each stage of drivekit adds its step here.
 import type { DemoStep } from './context.ts';
+import { discover } from './discover.ts';
 import { importKitti } from './importKitti.ts';
 
-export const DEMO_STEPS: DemoStep[] = [importKitti];
+export const DEMO_STEPS: DemoStep[] = [importKitti, discover];
