@@ -20,7 +20,7 @@ export type MalformedKind = 'frame-count' | 'not-arrow' | 'wrong-schema';
 export const MALFORMED_KINDS: readonly MalformedKind[] = ['frame-count', 'not-arrow', 'wrong-schema'];
 
 export type Incoming =
-  | { type: 'batch'; topic: string; batch: RecordBatch; bytes: number }
+  | { type: 'batch'; topic: string; batch: RecordBatch; body: Buffer; bytes: number }
   | { type: 'eos'; eos: EndOfStream }
   | { type: 'malformed'; kind: MalformedKind; detail: string };
 
@@ -116,7 +116,7 @@ export function parseMessage(frames: readonly Buffer[], kind?: RecordKind): Inco
       return { type: 'malformed', kind: 'wrong-schema', detail: firstLine(e) };
     }
   }
-  return { type: 'batch', topic, batch, bytes: frames[1].byteLength };
+  return { type: 'batch', topic, batch, body: frames[1], bytes: frames[1].byteLength };
 }
 
 function firstLine(e: unknown): string {

@@ -143,13 +143,15 @@ export async function runStage(cfg: StageConfig): Promise<StageResult> {
   else signal.addEventListener('abort', onAbort, { once: true });
 
   let unsent = 0;
-  const send = async (batch: RecordBatch): Promise<void> => {
+  /** Send a result; `ipcBytes`, when given, are its already-encoded message body. */
+  const send = async (batch: RecordBatch, ipcBytes?: Uint8Array): Promise<void> => {
     if (!output || output.closed) {
       unsent++;
       return;
     }
     try {
-      await output.send(batchMessage(cfg.output!.topic, batch));
+      const topic = cfg.output!.topic;
+      await output.send(ipcBytes ? [topic, ipcBytes] : batchMessage(topic, batch));
       counters.out++;
     } catch (e) {
       if (!isEagain(e)) throw e;
@@ -157,7 +159,7 @@ export async function runStage(cfg: StageConfig): Promise<StageResult> {
     }
   };
 
-  const handle = async (batch: RecordBatch, topic: string): Promise<void> => {
+  const handle = async (batch: RecordBatch, topic: string, body?: Buffer): Promise<void> => {
     const index = counters.in++;
     let result: RecordBatch | null;
     try {
@@ -168,7 +170,8 @@ export async function runStage(cfg: StageConfig): Promise<StageResult> {
       return;
     }
     if (result === null) counters.dropped++;
-    else if (output) await send(result);
+    // A batch passed through unchanged goes out as the bytes it came in (no re-encoding, no copy).
+    else if (output) await send(result, result === batch ? body : undefined);
   };
 
   let stoppedBy: StopReason;
@@ -206,7 +209,7 @@ export async function runStage(cfg: StageConfig): Promise<StageResult> {
           }
         } else {
           counters.bytesIn += msg.bytes;
-          await handle(msg.batch, msg.topic);
+          await handle(msg.batch, msg.topic, msg.body);
         }
       }
     }

@@ -241,6 +241,32 @@ describe('stage runner', () => {
     sink.close();
   });
 
+  it('forwards a batch passed through unchanged byte for byte', async () => {
+    const inUrl = ipc();
+    const outUrl = ipc();
+    const upstream = new Push({ linger: 0 });
+    await upstream.bind(inUrl);
+    const sink = new Pull({ linger: 0 });
+    const stage = runStage({
+      name: 'relay',
+      input: { endpoint: parseEndpoint(inUrl, 'in') },
+      output: { endpoint: parseEndpoint(outUrl, 'out'), topic: 'frames' },
+      log: silent,
+    });
+    sink.connect(outUrl);
+    const sent = [0, 1, 2].map((i) => encodeBatchBytes(sensorFrameToBatch(randomFrame(i, 64 + i))));
+    for (const bytes of sent) await upstream.send(['frames', bytes]);
+    await upstream.send(eosMessage('frames', 3));
+    for (const bytes of sent) {
+      const [topic, body] = await sink.receive();
+      expect(topic.toString()).toBe('frames');
+      expect(body.equals(bytes)).toBe(true);
+    }
+    expect((await stage).counters.out).toBe(3);
+    upstream.close();
+    sink.close();
+  });
+
   it('stops on abort while waiting for input, and bounds a blocked send by the drain time', async () => {
     const ac = new AbortController();
     const waiting = runStage({
