@@ -45,6 +45,8 @@ export interface IdmAgentConfig {
   laneChangeCooldownS: number;
   /** An agent stationary through its history and off every lane is parked and stays so. */
   parkedSpeedMps: number;
+  /** Pedestrians hidden behind a vehicle (line of sight from my front blocked) are not seen. */
+  occlusion: boolean;
   /** Desired speed = max(limitFactor × speed limit, own speed at the start). */
   limitFactor: number;
   gridCellM: number;
@@ -70,10 +72,49 @@ export const DEFAULT_IDM_AGENT: IdmAgentConfig = {
   laneChangeCooldownS: 4,
   parkedSpeedMps: 0.3,
   limitFactor: 0.8,
+  occlusion: true,
   gridCellM: 20,
 };
 
 const wrap = (a: number) => a - 2 * Math.PI * Math.floor((a + Math.PI) / (2 * Math.PI));
+
+/** Does the segment a→b cross the oriented box? (Slab test in the box frame.) */
+function segmentHitsBox(
+  ax: number,
+  ay: number,
+  bx: number,
+  by: number,
+  cx: number,
+  cy: number,
+  yaw: number,
+  l: number,
+  w: number,
+): boolean {
+  const c = Math.cos(yaw);
+  const s = Math.sin(yaw);
+  const px = (ax - cx) * c + (ay - cy) * s;
+  const py = -(ax - cx) * s + (ay - cy) * c;
+  const dx = (bx - ax) * c + (by - ay) * s;
+  const dy = -(bx - ax) * s + (by - ay) * c;
+  let t0 = 0;
+  let t1 = 1;
+  for (const [p, d, h] of [
+    [px, dx, l / 2],
+    [py, dy, w / 2],
+  ]) {
+    if (Math.abs(d) < 1e-12) {
+      if (Math.abs(p) > h) return false;
+      continue;
+    }
+    let ta = (-h - p) / d;
+    let tb = (h - p) / d;
+    if (ta > tb) [ta, tb] = [tb, ta];
+    t0 = Math.max(t0, ta);
+    t1 = Math.min(t1, tb);
+    if (t0 > t1) return false;
+  }
+  return true;
+}
 
 export class IdmPolicy implements Policy {
   readonly name = 'idm';
@@ -89,6 +130,11 @@ export class IdmPolicy implements Policy {
   private readonly grid = new SpatialGrid();
   private readonly hit: LaneHit = { lane: -1, s: 0, lateral: 0, heading: 0, segment: 0 };
   private readonly pt = { x: 0, y: 0, heading: 0 };
+  /** My planned positions and headings at the yield-check times (scratch, per agent in turn). */
+  private planX = new Float64Array(64);
+  private planY = new Float64Array(64);
+  private planYaw = new Float64Array(64);
+  private planCount = 0;
   /** Scratch copy of the IDM parameters (the desired speed changes per agent). */
   private readonly idm: IdmConfig;
 
@@ -272,6 +318,23 @@ export class IdmPolicy implements Policy {
       const kPath = Math.abs(wrap(this.pt.heading - h0)) / 15;
       if (kPath > 1e-3) v0 = Math.min(v0, Math.sqrt(cfg.maxLateralAccelMps2 / kPath));
     }
+    // 3a. My planned path for the next seconds at (at least) walking pace: along the lane when I
+    //     have one (so turns are foreseen), else straight ahead.
+    const vPlan = Math.max(v, 2);
+    this.planCount = Math.round(cfg.yieldHorizonS / cfg.yieldStepS);
+    for (let k = 0; k < this.planCount; k++) {
+      const d = vPlan * (k + 1) * cfg.yieldStepS;
+      if (li >= 0) {
+        this.pathPoint(env, g, m, li, s, d);
+        this.planX[k] = this.pt.x;
+        this.planY[k] = this.pt.y;
+        this.planYaw[k] = this.pt.heading;
+      } else {
+        this.planX[k] = x + d * Math.cos(yaw);
+        this.planY[k] = y + d * Math.sin(yaw);
+        this.planYaw[k] = yaw;
+      }
+    }
     const idm = this.idm;
     idm.desiredSpeedMps = Math.max(v0, 0.01);
     let accel = v0 <= 0 ? -cfg.idm.comfortDecelMps2 * Math.min(1, v) : idmAcceleration(idm, v, Infinity);
@@ -287,7 +350,6 @@ export class IdmPolicy implements Policy {
     const reach = Math.ceil(range / grid.cellM);
     const cx = grid.cellOf(x);
     const cy = grid.cellOf(y);
-    const vPlan = Math.max(v, 2);
     let leftGap = Infinity;
     let leftClosing = 0;
     let rightGap = Infinity;
@@ -305,6 +367,8 @@ export class IdmPolicy implements Policy {
           const dx = env.x[j] - x;
           const dy = env.y[j] - y;
           if (dx * dx + dy * dy > range * range) continue;
+          if (cfg.occlusion && env.typeCode[j] === TYPE_CODE.pedestrian && this.occluded(env, g, j, si))
+            continue;
           const u = dx * c + dy * sn;
           const w = -dx * sn + dy * c;
           const wPath = w - 0.5 * curvature * u * u;
@@ -343,34 +407,40 @@ export class IdmPolicy implements Policy {
               }
             }
           }
-          // Agents behind me going my way are theirs to handle, not mine.
-          if (u < 0 && cosDh > 0.7) continue;
-          // Yield to whoever would meet my path first (pedestrians and cyclists always).
+          // Agents clearly behind me going my way are theirs to handle, not mine.
+          if (u < -(Lg / 2 + hu) && cosDh > 0.7) continue;
+          // Predicted conflicts: j moving at constant velocity meets my planned path.
           const jvx = env.vx[j];
           const jvy = env.vy[j];
-          if (jvx * jvx + jvy * jvy < 0.04 && u > 0) continue; // standing aside, not in my path
           const rj = hw + cfg.corridorMarginM;
-          for (let tau = cfg.yieldStepS; tau <= cfg.yieldHorizonS + 1e-9; tau += cfg.yieldStepS) {
-            const d = vPlan * tau;
-            const hh = yaw + 0.5 * curvature * d;
-            const gx = x + d * Math.cos(hh);
-            const gy = y + d * Math.sin(hh);
-            const jx = env.x[j] + jvx * tau;
-            const jy = env.y[j] + jvy * tau;
-            const ex = jx - gx;
-            const ey = jy - gy;
-            // Overlap test in my predicted frame: along ±(L/2 + j's extent), across ±(W/2 + j's).
-            const along = Math.abs(ex * Math.cos(hh) + ey * Math.sin(hh));
+          for (let k = 0; k < this.planCount; k++) {
+            const tau = (k + 1) * cfg.yieldStepS;
+            const hh = this.planYaw[k];
+            const ex = env.x[j] + jvx * tau - this.planX[k];
+            const ey = env.y[j] + jvy * tau - this.planY[k];
+            const along = ex * Math.cos(hh) + ey * Math.sin(hh);
             const across = Math.abs(-ex * Math.sin(hh) + ey * Math.cos(hh));
-            if (along > Lg / 2 + hu + 1 || across > Wg / 2 + rj) continue;
-            const tMe = d / vPlan;
-            const distJ = Math.hypot(gx - env.x[j], gy - env.y[j]);
-            const tJ = distJ / Math.max(Math.hypot(jvx, jvy), 0.1);
-            const vulnerable =
-              env.typeCode[j] === TYPE_CODE.pedestrian || env.typeCode[j] === TYPE_CODE.cyclist;
-            const theyFirst = tJ < tMe - 0.2 || (Math.abs(tJ - tMe) <= 0.2 && j < g);
-            if (vulnerable || theyFirst) {
-              accel = Math.min(accel, idmAcceleration(idm, v, Math.max(0.01, d - Lg / 2 - hu - 1), v));
+            if (across > Wg / 2 + rj) continue;
+            if (cosDh > 0.7) {
+              // Same direction, entering my lane ahead of me (cut-in, merge): it is my leader from now
+              // on. One still beside me is left alone (braking hard would not help).
+              if (gap <= 0) break;
+              if (along < -(Lg / 2 + hu)) continue;
+              accel = Math.min(accel, idmAcceleration(idm, v, gap, v - vj));
+            } else {
+              // Overlap in my predicted frame: along ±(L/2 + j's extent + 1 m).
+              if (Math.abs(along) > Lg / 2 + hu + 1) continue;
+              // Crossing or oncoming: I go first only if I clear the conflict a second before j gets
+              // there; pedestrians and cyclists always have the way. A stopped car on my path is
+              // simply an obstacle there.
+              const d = vPlan * tau;
+              const distJ = Math.hypot(this.planX[k] - env.x[j], this.planY[k] - env.y[j]);
+              const tJ = distJ / Math.max(Math.hypot(jvx, jvy), 0.1);
+              const clearS = (Lg + 2 * hu) / vPlan;
+              const vulnerable =
+                env.typeCode[j] === TYPE_CODE.pedestrian || env.typeCode[j] === TYPE_CODE.cyclist;
+              if (vulnerable || tau + clearS + 1 > tJ)
+                accel = Math.min(accel, idmAcceleration(idm, v, Math.max(0.01, d - Lg / 2 - hu - 1), v));
             }
             break;
           }
@@ -417,6 +487,35 @@ export class IdmPolicy implements Policy {
     }
     env.actions[o] = accel;
     env.actions[o + 1] = curvature;
+  }
+
+  /** True when a vehicle (or static object) blocks the line from g's front to j's centre. */
+  private occluded(env: SimEnv, g: number, j: number, si: number): boolean {
+    const c = Math.cos(env.yaw[g]);
+    const sn = Math.sin(env.yaw[g]);
+    const ax = env.x[g] + (c * env.length[g]) / 2;
+    const ay = env.y[g] + (sn * env.length[g]) / 2;
+    const bx = env.x[j];
+    const by = env.y[j];
+    const grid = this.grid;
+    const c0 = grid.cellOf(Math.min(ax, bx)) - 1;
+    const c1 = grid.cellOf(Math.max(ax, bx)) + 1;
+    const r0 = grid.cellOf(Math.min(ay, by)) - 1;
+    const r1 = grid.cellOf(Math.max(ay, by)) + 1;
+    for (let cx = c0; cx <= c1; cx++) {
+      for (let cy = r0; cy <= r1; cy++) {
+        const b = grid.bucket(cx, cy, si);
+        for (let p = grid.start[b]; p < grid.start[b + 1]; p++) {
+          const k = grid.items[p];
+          if (k === g || k === j || env.scenarioOf[k] !== si) continue;
+          const t = env.typeCode[k];
+          if (t === TYPE_CODE.pedestrian || t === TYPE_CODE.cyclist) continue;
+          if (segmentHitsBox(ax, ay, bx, by, env.x[k], env.y[k], env.yaw[k], env.length[k], env.width[k]))
+            return true;
+        }
+      }
+    }
+    return false;
   }
 
   private switchLane(env: SimEnv, g: number, m: MapIndex, target: number): void {

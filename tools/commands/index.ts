@@ -44,6 +44,11 @@ export const COMMANDS: CommandSpec[] = [
     load: () => import('./sim.ts'),
   },
   {
+    name: 'longtail',
+    summary: 'generate hard, solvable scenarios (cut-in, hard-brake, …) and score the agents',
+    load: () => import('./longtail.ts'),
+  },
+  {
     name: 'export',
     summary: 'export simulated scenarios (trajectories + map) as Arrow, Parquet, JSON or WOMD TFRecord',
     load: () => import('./export.ts'),
