@@ -3,14 +3,17 @@
 import os from 'node:os';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 
-const tsxLoader = import.meta.resolve('tsx');
+const tsxApi = import.meta.resolve('tsx/esm/api');
 
-/** Start a worker on a .ts module URL with the TypeScript loader registered. */
+/**
+ * Start a worker on a .ts module URL with the TypeScript loader registered. A `--import tsx` exec argument is
+ * not applied inside worker threads on Node 20, so a tiny bootstrap registers tsx and then imports the module.
+ */
 export function startTsWorker(moduleUrl: URL, options: WorkerOptions = {}): Worker {
-  return new Worker(moduleUrl, {
-    ...options,
-    execArgv: [...(options.execArgv ?? []), '--import', tsxLoader],
-  });
+  const bootstrap =
+    `import(${JSON.stringify(tsxApi)})` +
+    `.then(({ register }) => { register(); return import(${JSON.stringify(moduleUrl.href)}); });`;
+  return new Worker(bootstrap, { ...options, eval: true });
 }
 
 /** Cores available to this process (at least 1). */
