@@ -1,0 +1,363 @@
+// One LiDAR revolution by ray casting: each column fires all beams at once at its azimuth and time; a ray is
+// tested against the ground plane, the static BVH and the few agents whose azimuth sector it falls in (agents
+// are binned by bearing per frame, so the cost per ray does not grow with the number of agents). Returns keep
+// the reflectivity · cos(incidence) / range² test, random dropout and range noise; points come out in the
+// sensor (vehicle) frame at the frame's timestamp, which is mid-sweep.
+import { type LidarConfig, sweepPeriodS } from './beams.ts';
+import { groundMaterialAt, type LidarWorld } from './lidarWorld.ts';
+import { MAT } from './materials.ts';
+import { type BvhCaster, castRay, createCaster } from './packedBvh.ts';
+import { rayGaussian, rayUniform } from './rayHash.ts';
+import { type SweepScene, agentCountOf } from './sweepScene.ts';
+
+/** Points of (part of) a sweep, struct-of-arrays, `count` valid entries. */
+export interface SweepPoints {
+  x: Float32Array;
+  y: Float32Array;
+  z: Float32Array;
+  intensity: Float32Array;
+  ring: Uint16Array;
+  tOffset: Float32Array;
+  /** Scene agent index (position in the SweepScene) the ray hit, −1 for the static world and the ground. */
+  agent: Int32Array;
+  count: number;
+}
+
+export function allocateSweepPoints(capacity: number): SweepPoints {
+  return {
+    x: new Float32Array(capacity),
+    y: new Float32Array(capacity),
+    z: new Float32Array(capacity),
+    intensity: new Float32Array(capacity),
+    ring: new Uint16Array(capacity),
+    tOffset: new Float32Array(capacity),
+    agent: new Int32Array(capacity),
+    count: 0,
+  };
+}
+
+export interface SweepRenderer {
+  world: LidarWorld;
+  cfg: LidarConfig;
+  staticCaster: BvhCaster | null;
+  templateCasters: BvhCaster[];
+  cosEl: Float64Array;
+  sinEl: Float64Array;
+  elevRad: Float64Array;
+  /** Rays cast so far (for benchmarks). */
+  raysCast: number;
+}
+
+export function createSweepRenderer(world: LidarWorld, cfg: LidarConfig): SweepRenderer {
+  const nb = cfg.elevationsDeg.length;
+  const elevRad = Float64Array.from(cfg.elevationsDeg, (d) => (d * Math.PI) / 180);
+  for (let b = 1; b < nb; b++) {
+    if (!(elevRad[b] < elevRad[b - 1]))
+      throw new Error('LiDAR beam elevations must be listed top beam first, strictly decreasing');
+  }
+  return {
+    world,
+    cfg,
+    staticCaster: world.staticBvh ? createCaster(world.staticBvh) : null,
+    templateCasters: world.templates.map(createCaster),
+    cosEl: elevRad.map(Math.cos),
+    sinEl: elevRad.map(Math.sin),
+    elevRad,
+    raysCast: 0,
+  };
+}
+
+const BINS = 720;
+const TWO_PI = 2 * Math.PI;
+
+function lerpKey(keys: Float64Array, base: number, w: number, out: Float64Array): void {
+  // keys at base + 0 (τ = −T/2), +4 (τ = 0), +8 (τ = +T/2); w ∈ [−1, 1] relative to the middle key.
+  const a = base + 4;
+  const b = w < 0 ? base : base + 8;
+  const f = Math.abs(w);
+  out[0] = keys[a] + f * (keys[b] - keys[a]);
+  out[1] = keys[a + 1] + f * (keys[b + 1] - keys[a + 1]);
+  out[2] = keys[a + 2] + f * (keys[b + 2] - keys[a + 2]);
+  let dyaw = keys[b + 3] - keys[a + 3];
+  dyaw -= TWO_PI * Math.round(dyaw / TWO_PI);
+  out[3] = keys[a + 3] + f * dyaw;
+}
+
+/** Per-frame culling of agents: bearing bins (CSR lists) and the beam range each agent can be hit by. */
+interface AgentCulling {
+  binStart: Int32Array;
+  binList: Int32Array;
+  beamLo: Int32Array;
+  beamHi: Int32Array;
+}
+
+function cullAgents(r: SweepRenderer, scene: SweepScene): AgentCulling {
+  const n = agentCountOf(scene);
+  const s = scene.sensor;
+  const ex = s[4];
+  const ey = s[5];
+  const ez = s[6];
+  const egoMove = Math.max(Math.hypot(s[0] - ex, s[1] - ey), Math.hypot(s[8] - ex, s[9] - ey));
+  const counts = new Int32Array(BINS + 1);
+  const ranges: [number, number][][] = [];
+  const beamLo = new Int32Array(n);
+  const beamHi = new Int32Array(n);
+  const nb = r.elevRad.length;
+  const binW = TWO_PI / BINS;
+  const margin = (0.5 * Math.PI) / 180;
+  for (let i = 0; i < n; i++) {
+    const k = 12 * i;
+    const cx = scene.agentKeys[k + 4];
+    const cy = scene.agentKeys[k + 5];
+    const zb = scene.agentKeys[k + 6];
+    const move = Math.max(
+      Math.hypot(scene.agentKeys[k] - cx, scene.agentKeys[k + 1] - cy),
+      Math.hypot(scene.agentKeys[k + 8] - cx, scene.agentKeys[k + 9] - cy),
+    );
+    const rad = 0.5 * Math.hypot(scene.agentSize[3 * i], scene.agentSize[3 * i + 1]) + move + egoMove;
+    const dist = Math.hypot(cx - ex, cy - ey);
+    const list: [number, number][] = [];
+    if (dist <= rad + 0.5) {
+      list.push([0, BINS - 1]);
+      beamLo[i] = 0;
+      beamHi[i] = nb - 1;
+    } else {
+      const phi = Math.atan2(cy - ey, cx - ex);
+      const alpha = Math.asin(Math.min(1, rad / dist)) + binW;
+      const b0 = Math.floor((phi - alpha + Math.PI) / binW);
+      const b1 = Math.floor((phi + alpha + Math.PI) / binW);
+      if (b1 - b0 >= BINS - 1) list.push([0, BINS - 1]);
+      else {
+        const w0 = ((b0 % BINS) + BINS) % BINS;
+        const w1 = ((b1 % BINS) + BINS) % BINS;
+        if (w0 <= w1) list.push([w0, w1]);
+        else list.push([w0, BINS - 1], [0, w1]);
+      }
+      // Elevation interval of the agent's box seen from the sensor.
+      const dNear = Math.max(0.1, dist - rad);
+      const dFar = dist + rad;
+      const lo = zb - ez;
+      const hi = zb + scene.agentSize[3 * i + 2] - ez;
+      const elHi = Math.atan2(hi, hi > 0 ? dNear : dFar) + margin;
+      const elLo = Math.atan2(lo, lo < 0 ? dNear : dFar) - margin;
+      let bl = 0;
+      while (bl < nb && r.elevRad[bl] > elHi) bl++;
+      let bh = nb - 1;
+      while (bh >= 0 && r.elevRad[bh] < elLo) bh--;
+      beamLo[i] = bl;
+      beamHi[i] = bh;
+      if (bl > bh) list.length = 0;
+    }
+    ranges.push(list);
+    for (const [a, b] of list) for (let bin = a; bin <= b; bin++) counts[bin + 1]++;
+  }
+  for (let b = 0; b < BINS; b++) counts[b + 1] += counts[b];
+  const binList = new Int32Array(counts[BINS]);
+  const fill = counts.slice(0, BINS);
+  for (let i = 0; i < n; i++)
+    for (const [a, b] of ranges[i]) for (let bin = a; bin <= b; bin++) binList[fill[bin]++] = i;
+  return { binStart: counts, binList, beamLo, beamHi };
+}
+
+// Per-column scratch for candidate agents (pose at the column's time and its inverse-scale transform).
+const MAX_CANDIDATES = 512;
+const cPx = new Float64Array(MAX_CANDIDATES);
+const cPy = new Float64Array(MAX_CANDIDATES);
+const cPz = new Float64Array(MAX_CANDIDATES);
+const cCos = new Float64Array(MAX_CANDIDATES);
+const cSin = new Float64Array(MAX_CANDIDATES);
+const cInvL = new Float64Array(MAX_CANDIDATES);
+const cInvW = new Float64Array(MAX_CANDIDATES);
+const cInvH = new Float64Array(MAX_CANDIDATES);
+const cAgent = new Int32Array(MAX_CANDIDATES);
+const keyScratch = new Float64Array(4);
+
+/**
+ * Render columns [col0, col1) of frame `frameIndex` and append the returns to `out` (which must have room for
+ * (col1 − col0) × beams points). Deterministic: noise depends only on the config seed, frame and ray index.
+ */
+export function renderColumns(
+  r: SweepRenderer,
+  scene: SweepScene,
+  frameIndex: number,
+  col0: number,
+  col1: number,
+  out: SweepPoints,
+): void {
+  const cfg = r.cfg;
+  const world = r.world;
+  const nb = r.elevRad.length;
+  const na = cfg.azimuthSteps;
+  const period = sweepPeriodS(cfg);
+  const halfPeriod = period / 2;
+  const refl = world.reflectivity;
+  const groundZ = world.groundZ;
+  const ground = world.ground;
+  const staticCaster = r.staticCaster;
+  const staticMats = world.staticBvh?.materials;
+  const staticTris = world.staticBvh?.tris;
+  const tplCasters = r.templateCasters;
+  const cosEl = r.cosEl;
+  const sinEl = r.sinEl;
+  const maxRange = cfg.maxRangeM;
+  const minRange = cfg.minRangeM;
+  const minReturn = cfg.minReturn;
+  const dropout = cfg.dropoutProb;
+  const sigma = cfg.rangeNoiseM;
+  const seed = cfg.noiseSeed;
+  const cull = cullAgents(r, scene);
+  const keys = scene.agentKeys;
+  const sizes = scene.agentSize;
+  const s = scene.sensor;
+  // Frame pose (τ = 0): points are expressed in this sensor frame.
+  const fx = s[4];
+  const fy = s[5];
+  const fz = s[6];
+  const fc = Math.cos(s[7]);
+  const fs = Math.sin(s[7]);
+  const ox_ = out.x;
+  const oy_ = out.y;
+  const oz_ = out.z;
+  const oi_ = out.intensity;
+  const or_ = out.ring;
+  const ot_ = out.tOffset;
+  const oa_ = out.agent;
+  let count = out.count;
+  let rays = 0;
+  for (let col = col0; col < col1; col++) {
+    const tOff = ((col + 0.5) / na) * period;
+    const w = (tOff - halfPeriod) / halfPeriod;
+    lerpKey(s, 0, w, keyScratch);
+    const ox = keyScratch[0];
+    const oy = keyScratch[1];
+    const oz = keyScratch[2];
+    const yaw = keyScratch[3];
+    // Sensor-frame azimuth: starts behind (π) and turns clockwise seen from above.
+    const az = Math.PI - (TWO_PI * (col + 0.5)) / na;
+    let worldAz = yaw + az;
+    worldAz -= TWO_PI * Math.floor((worldAz + Math.PI) / TWO_PI);
+    const ca = Math.cos(worldAz);
+    const sa = Math.sin(worldAz);
+    // Candidate agents of this bearing, at this column's time.
+    const bin = Math.min(BINS - 1, Math.floor(((worldAz + Math.PI) / TWO_PI) * BINS));
+    let nc = 0;
+    for (let q = cull.binStart[bin]; q < cull.binStart[bin + 1] && nc < MAX_CANDIDATES; q++) {
+      const i = cull.binList[q];
+      lerpKey(keys, 12 * i, w, keyScratch);
+      cPx[nc] = keyScratch[0];
+      cPy[nc] = keyScratch[1];
+      cPz[nc] = keyScratch[2];
+      cCos[nc] = Math.cos(keyScratch[3]);
+      cSin[nc] = Math.sin(keyScratch[3]);
+      cInvL[nc] = 1 / sizes[3 * i];
+      cInvW[nc] = 1 / sizes[3 * i + 1];
+      cInvH[nc] = 1 / sizes[3 * i + 2];
+      cAgent[nc] = i;
+      nc++;
+    }
+    for (let b = 0; b < nb; b++) {
+      rays++;
+      const dx = cosEl[b] * ca;
+      const dy = cosEl[b] * sa;
+      const dz = sinEl[b];
+      let tMax = maxRange;
+      let kind = 0;
+      let tri = -1;
+      let hitC = -1;
+      if (groundZ !== null && dz < 0) {
+        const tg = (groundZ - oz) / dz;
+        if (tg > 0 && tg < tMax) {
+          tMax = tg;
+          kind = 1;
+        }
+      }
+      if (staticCaster !== null && castRay(staticCaster, ox, oy, oz, dx, dy, dz, tMax)) {
+        tMax = staticCaster.t;
+        tri = staticCaster.tri;
+        kind = 2;
+      }
+      for (let c = 0; c < nc; c++) {
+        const i = cAgent[c];
+        if (b < cull.beamLo[i] || b > cull.beamHi[i]) continue;
+        // The ray in the template's unit-box frame: translate, rotate by −yaw, scale by 1/size.
+        const rx = ox - cPx[c];
+        const ry = oy - cPy[c];
+        const cc = cCos[c];
+        const sc = cSin[c];
+        const lox = (cc * rx + sc * ry) * cInvL[c];
+        const loy = (-sc * rx + cc * ry) * cInvW[c];
+        const loz = (oz - cPz[c]) * cInvH[c];
+        const ldx = (cc * dx + sc * dy) * cInvL[c];
+        const ldy = (-sc * dx + cc * dy) * cInvW[c];
+        const ldz = dz * cInvH[c];
+        const caster = tplCasters[scene.agentTemplate[i]];
+        if (castRay(caster, lox, loy, loz, ldx, ldy, ldz, tMax)) {
+          tMax = caster.t;
+          tri = caster.tri;
+          hitC = c;
+          kind = 3;
+        }
+      }
+      if (kind === 0 || tMax < minRange) continue;
+      // Material and incidence.
+      let mat: number;
+      let cosInc: number;
+      if (kind === 1) {
+        mat = ground ? groundMaterialAt(ground, ox + tMax * dx, oy + tMax * dy) : MAT.asphalt;
+        cosInc = -dz;
+      } else if (kind === 2) {
+        mat = staticMats![tri];
+        const o = 9 * tri;
+        const t = staticTris!;
+        const nx = t[o + 4] * t[o + 8] - t[o + 5] * t[o + 7];
+        const ny = t[o + 5] * t[o + 6] - t[o + 3] * t[o + 8];
+        const nz = t[o + 3] * t[o + 7] - t[o + 4] * t[o + 6];
+        cosInc = Math.abs(nx * dx + ny * dy + nz * dz) / (Math.sqrt(nx * nx + ny * ny + nz * nz) || 1);
+      } else {
+        const i = cAgent[hitC];
+        const tpl = world.templates[scene.agentTemplate[i]];
+        mat = tpl.materials[tri];
+        if (mat === MAT.agentPaint) mat = MAT.paint0 + scene.agentPaint[i];
+        else if (mat === MAT.agentCloth) mat = MAT.cloth0 + scene.agentPaint[i];
+        const o = 9 * tri;
+        const t = tpl.tris;
+        // Local normal → world: inverse-transpose of the scale, then the yaw rotation.
+        const lnx = (t[o + 4] * t[o + 8] - t[o + 5] * t[o + 7]) * cInvL[hitC];
+        const lny = (t[o + 5] * t[o + 6] - t[o + 3] * t[o + 8]) * cInvW[hitC];
+        const lnz = (t[o + 3] * t[o + 7] - t[o + 4] * t[o + 6]) * cInvH[hitC];
+        const wnx = cCos[hitC] * lnx - cSin[hitC] * lny;
+        const wny = cSin[hitC] * lnx + cCos[hitC] * lny;
+        cosInc =
+          Math.abs(wnx * dx + wny * dy + lnz * dz) / (Math.sqrt(lnx * lnx + lny * lny + lnz * lnz) || 1);
+      }
+      const rho = refl[mat];
+      const scale = 10 / tMax;
+      if (rho * cosInc * scale * scale < minReturn) continue;
+      const rayId = col * nb + b;
+      if (dropout > 0 && rayUniform(seed, frameIndex, rayId, 0) < dropout) continue;
+      const range = sigma > 0 ? tMax + sigma * rayGaussian(seed, frameIndex, rayId) : tMax;
+      if (range < minRange || range > maxRange) continue;
+      // World point, then into the frame's sensor frame.
+      const px = ox + range * dx - fx;
+      const py = oy + range * dy - fy;
+      ox_[count] = fc * px + fs * py;
+      oy_[count] = -fs * px + fc * py;
+      oz_[count] = oz + range * dz - fz;
+      const inten = rho * (0.35 + 0.65 * cosInc) + 0.02 * (rayUniform(seed, frameIndex, rayId, 1) - 0.5);
+      oi_[count] = inten < 0 ? 0 : inten > 1 ? 1 : inten;
+      or_[count] = b;
+      ot_[count] = tOff;
+      oa_[count] = kind === 3 ? cAgent[hitC] : -1;
+      count++;
+    }
+  }
+  out.count = count;
+  r.raysCast += rays;
+}
+
+/** A whole revolution. */
+export function renderSweep(r: SweepRenderer, scene: SweepScene, frameIndex: number): SweepPoints {
+  const out = allocateSweepPoints(r.cfg.azimuthSteps * r.elevRad.length);
+  renderColumns(r, scene, frameIndex, 0, r.cfg.azimuthSteps, out);
+  return out;
+}

@@ -1,0 +1,102 @@
+// Parallel LiDAR sweeps on worker_threads: each sweep is cut into column ranges that idle workers take from a
+// queue; results are joined in column order, so the output is the same for any number of workers (and the
+// same as rendering in this thread, which is what a pool of one does).
+import type { Worker } from 'node:worker_threads';
+import { startTsWorker } from '../../core/workers.ts';
+import type { LidarConfig } from './beams.ts';
+import type { LidarWorld } from './lidarWorld.ts';
+import { type SweepPoints, allocateSweepPoints, createSweepRenderer, renderColumns } from './sweep.ts';
+import type { SweepScene } from './sweepScene.ts';
+import type { WorkerReply, WorkerRequest } from './sweepWorker.ts';
+
+export interface SweepPool {
+  /** Worker threads in use (0 = this thread). */
+  workers: number;
+  render(scene: SweepScene, frameIndex: number): Promise<SweepPoints>;
+  close(): Promise<void>;
+}
+
+/** Column ranges per worker per sweep: a few each, so a slow sector does not hold up the others. */
+const CHUNKS_PER_WORKER = 4;
+
+export function createSweepPool(world: LidarWorld, cfg: LidarConfig, workers: number): SweepPool {
+  if (workers <= 1) {
+    const r = createSweepRenderer(world, cfg);
+    return {
+      workers: 0,
+      render: async (scene, frame) => {
+        const out = allocateSweepPoints(cfg.azimuthSteps * cfg.elevationsDeg.length);
+        renderColumns(r, scene, frame, 0, cfg.azimuthSteps, out);
+        return out;
+      },
+      close: async () => {},
+    };
+  }
+  const threads: Worker[] = [];
+  const idle: Worker[] = [];
+  const queue: { job: number; msg: WorkerRequest }[] = [];
+  const pending = new Map<number, (reply: WorkerReply) => void>();
+  let nextJob = 0;
+  let failure: Error | null = null;
+  const dispatch = () => {
+    while (idle.length && queue.length) {
+      const w = idle.pop()!;
+      w.postMessage(queue.shift()!.msg);
+    }
+  };
+  for (let k = 0; k < workers; k++) {
+    const w = startTsWorker(new URL('./sweepWorker.ts', import.meta.url));
+    w.postMessage({ type: 'init', world, cfg } satisfies WorkerRequest);
+    w.on('message', (reply: WorkerReply) => {
+      idle.push(w);
+      const done = pending.get(reply.job);
+      pending.delete(reply.job);
+      done?.(reply);
+      dispatch();
+    });
+    w.on('error', (e: Error) => {
+      failure = e;
+      for (const done of pending.values()) done({ job: -1, error: e.message } as WorkerReply);
+      pending.clear();
+    });
+    threads.push(w);
+    idle.push(w);
+  }
+  const chunks = Math.min(cfg.azimuthSteps, workers * CHUNKS_PER_WORKER);
+  return {
+    workers,
+    async render(scene, frame) {
+      if (failure) throw failure;
+      const parts: Promise<WorkerReply>[] = [];
+      for (let k = 0; k < chunks; k++) {
+        const col0 = Math.floor((k * cfg.azimuthSteps) / chunks);
+        const col1 = Math.floor(((k + 1) * cfg.azimuthSteps) / chunks);
+        const job = nextJob++;
+        parts.push(new Promise((resolve) => pending.set(job, resolve)));
+        queue.push({ job, msg: { type: 'render', job, scene, frame, col0, col1 } });
+      }
+      dispatch();
+      const replies = await Promise.all(parts);
+      const bad = replies.find((r) => r.error);
+      if (bad) throw new Error(`LiDAR worker failed: ${bad.error}`);
+      const total = replies.reduce((s, r) => s + r.count, 0);
+      const out = allocateSweepPoints(total);
+      let at = 0;
+      for (const r of replies) {
+        out.x.set(r.x, at);
+        out.y.set(r.y, at);
+        out.z.set(r.z, at);
+        out.intensity.set(r.intensity, at);
+        out.ring.set(r.ring, at);
+        out.tOffset.set(r.tOffset, at);
+        out.agent.set(r.agent, at);
+        at += r.count;
+      }
+      out.count = total;
+      return out;
+    },
+    async close() {
+      await Promise.all(threads.map((w) => w.terminate()));
+    },
+  };
+}
