@@ -24,6 +24,11 @@ export const COMMANDS: CommandSpec[] = [
     load: () => import('./info.ts'),
   },
   {
+    name: 'synth',
+    summary: 'generate a synthetic log: procedural town, traffic and simulated LiDAR with exact labels',
+    load: () => import('./synth.ts'),
+  },
+  {
     name: 'stage',
     summary: 'run a stream stage (replay, record, relay, …) as its own process over ZeroMQ',
     load: () => import('./stage.ts'),
