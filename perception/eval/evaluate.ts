@@ -53,11 +53,7 @@ export interface EvalReport {
   };
 }
 
-function resolve(config: {
-  ap?: Partial<ApConfig>;
-  dtc?: Partial<DtcConfig>;
-  dtcScoreThreshold?: number | null;
-}): EvalConfig {
+function resolve(config: EvalConfigInput): EvalConfig {
   return {
     ap: { ...DEFAULT_AP_CONFIG, ...config.ap },
     dtc: { ...DEFAULT_DTC_CONFIG, ...config.dtc },
@@ -65,16 +61,92 @@ function resolve(config: {
   };
 }
 
+export type EvalConfigInput = {
+  ap?: Partial<ApConfig>;
+  dtc?: Partial<DtcConfig>;
+  dtcScoreThreshold?: number | null;
+};
+
+/** One scored sequence: predictions, ground truth and the ego motion DTC needs (null: no DTC). */
+export interface EvalSet {
+  pred: Boxes;
+  gt: Boxes;
+  ego: EgoMotion | null;
+  /** Ground-truth rows to treat as ignore boxes in AP (still obstacles for DTC). */
+  gtIgnore?: Uint8Array | null;
+}
+
 export function evaluateBoxes(
   pred: Boxes,
   gt: Boxes,
   ego: EgoMotion | null,
-  config: { ap?: Partial<ApConfig>; dtc?: Partial<DtcConfig>; dtcScoreThreshold?: number | null } = {},
-  /** Ground-truth rows to treat as ignore boxes in AP (still obstacles for DTC). */
+  config: EvalConfigInput = {},
   gtIgnore: Uint8Array | null = null,
 ): EvalReport {
+  return evaluateSets([{ pred, gt, ego, gtIgnore }], config);
+}
+
+/** Frame indices shifted so that several sequences can be pooled without their frames colliding. */
+function shiftFrames(b: Boxes, offset: number): Boxes {
+  return offset === 0 ? b : { ...b, frameIndex: Int32Array.from(b.frameIndex, (f) => f + offset) };
+}
+
+function concatColumns(parts: Boxes[]): Boxes {
+  const cat = <T extends Float32Array | Int32Array>(key: keyof Boxes, ctor: new (n: number) => T): T => {
+    const out = new ctor(parts.reduce((s, p) => s + p.cx.length, 0));
+    let k = 0;
+    for (const p of parts) {
+      out.set(p[key] as T, k);
+      k += p.cx.length;
+    }
+    return out;
+  };
+  return {
+    frameIndex: cat('frameIndex', Int32Array),
+    trackId: cat('trackId', Int32Array),
+    label: parts.flatMap((p) => p.label),
+    score: cat('score', Float32Array),
+    cx: cat('cx', Float32Array),
+    cy: cat('cy', Float32Array),
+    cz: cat('cz', Float32Array),
+    length: cat('length', Float32Array),
+    width: cat('width', Float32Array),
+    height: cat('height', Float32Array),
+    yaw: cat('yaw', Float32Array),
+    numPoints: cat('numPoints', Int32Array),
+  };
+}
+
+/**
+ * Evaluate one or several sequences pooled: AP over all their frames together (one precision/recall
+ * curve), DTC over all their scored frames, at one score threshold.
+ */
+export function evaluateSets(sets: readonly EvalSet[], config: EvalConfigInput = {}): EvalReport {
   const cfg = resolve(config);
-  const apRes: ApResult = evaluateAp(pred, gt, cfg.ap, gtIgnore);
+  // Pool AP: frames of later sets follow those of earlier ones.
+  const preds: Boxes[] = [];
+  const gts: Boxes[] = [];
+  const ignores: Uint8Array[] = [];
+  let offset = 0;
+  for (const s of sets) {
+    preds.push(shiftFrames(s.pred, offset));
+    gts.push(shiftFrames(s.gt, offset));
+    ignores.push(s.gtIgnore ?? new Uint8Array(s.gt.cx.length));
+    let maxFrame = -1;
+    for (const f of s.pred.frameIndex) maxFrame = Math.max(maxFrame, f);
+    for (const f of s.gt.frameIndex) maxFrame = Math.max(maxFrame, f);
+    if (s.ego) maxFrame = Math.max(maxFrame, s.ego.timesS.length - 1);
+    offset += maxFrame + 1;
+  }
+  const pred = sets.length === 1 ? preds[0] : concatColumns(preds);
+  const gt = sets.length === 1 ? gts[0] : concatColumns(gts);
+  const ignore = new Uint8Array(gt.cx.length);
+  let k = 0;
+  for (const ig of ignores) {
+    ignore.set(ig, k);
+    k += ig.length;
+  }
+  const apRes: ApResult = evaluateAp(pred, gt, cfg.ap, ignore);
   const report: EvalReport = {
     ap: { bev: {}, '3d': {} },
     best_f1: { bev: {}, '3d': {} },
@@ -113,26 +185,44 @@ export function evaluateBoxes(
   const firstBev = String(cfg.ap.bevThresholds[0]);
   const thr = cfg.dtcScoreThreshold ?? report.best_f1.bev[firstBev]?.score_threshold ?? null;
   report.dtc.score_threshold = thr;
-  if (!ego) {
+  const withEgo = sets.filter((s) => s.ego);
+  if (withEgo.length === 0) {
     report.dtc.note = 'ground truth has no ego poses (not a log): DTC needs the logged future path';
     return report;
   }
-  const keepDet: number[] = [];
-  for (let i = 0; i < pred.cx.length; i++) if (thr === null ? false : pred.score[i] >= thr) keepDet.push(i);
-  // The same ground truth AP scores: boxes with too few points cannot be seen and are left out.
-  const keepGt: number[] = [];
-  for (let i = 0; i < gt.cx.length; i++)
-    if (!(gt.numPoints[i] >= 0 && gt.numPoints[i] < cfg.ap.minGtPoints)) keepGt.push(i);
-  const d = evaluateDtc(selectBoxes(pred, keepDet), selectBoxes(gt, keepGt), ego.poses, ego.timesS, cfg.dtc);
+  const perFrame: { gt: number; det: number }[] = [];
+  let horizon = Infinity;
+  for (const s of withEgo) {
+    const keepDet: number[] = [];
+    for (let i = 0; i < s.pred.cx.length; i++) if (thr !== null && s.pred.score[i] >= thr) keepDet.push(i);
+    // The same ground truth AP scores: boxes with too few points cannot be seen and are left out.
+    const keepGt: number[] = [];
+    for (let i = 0; i < s.gt.cx.length; i++)
+      if (!(s.gt.numPoints[i] >= 0 && s.gt.numPoints[i] < cfg.ap.minGtPoints)) keepGt.push(i);
+    const d = evaluateDtc(
+      selectBoxes(s.pred, keepDet),
+      selectBoxes(s.gt, keepGt),
+      s.ego!.poses,
+      s.ego!.timesS,
+      cfg.dtc,
+    );
+    perFrame.push(...d.perFrame);
+    if (d.frames > 0) horizon = Math.min(horizon, d.horizon_s);
+  }
+  report.dtc.frames = perFrame.length;
+  if (perFrame.length === 0) {
+    report.dtc.note = 'no frame has a logged future';
+    return report;
+  }
+  const errs = perFrame.map((p) => Math.abs(p.det - p.gt)).sort((a, b) => a - b);
+  const n = perFrame.length;
   Object.assign(report.dtc, {
-    mean_abs_err_m: d.mean_abs_err_m,
-    p95_abs_err_m: d.p95_abs_err_m,
-    phantom_rate: d.phantom_rate,
-    missed_rate: d.missed_rate,
-    frames: d.frames,
-    horizon_s: d.horizon_s,
+    mean_abs_err_m: errs.reduce((a, b) => a + b, 0) / n,
+    p95_abs_err_m: errs[Math.max(0, Math.ceil(0.95 * n) - 1)],
+    phantom_rate: perFrame.filter((p) => p.det < p.gt - cfg.dtc.thresholdM).length / n,
+    missed_rate: perFrame.filter((p) => p.gt < p.det - cfg.dtc.thresholdM).length / n,
+    horizon_s: horizon,
   });
-  if (d.frames === 0) report.dtc.note = 'no frame has a logged future';
   return report;
 }
 
