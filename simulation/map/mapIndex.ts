@@ -97,7 +97,8 @@ function samplePoints(polylines: Float64Array[], spacing: number, cellM: number)
       const dx = xy[2 * s + 2] - ax;
       const dy = xy[2 * s + 3] - ay;
       const len = Math.hypot(dx, dy);
-      const k = Math.max(1, Math.ceil(len / spacing));
+      // A hair of tolerance so float rounding of the length does not add a sample.
+      const k = Math.max(1, Math.ceil(len / spacing - 1e-3));
       const last = s === n - 2 ? k : k - 1;
       for (let j = 0; j <= last; j++) {
         x.push(ax + (dx * j) / k);
