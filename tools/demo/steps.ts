@@ -2,5 +2,6 @@
 import type { DemoStep } from './context.ts';
 import { discover } from './discover.ts';
 import { importKitti } from './importKitti.ts';
+import { synth } from './synth.ts';
 
-export const DEMO_STEPS: DemoStep[] = [importKitti, discover];
+export const DEMO_STEPS: DemoStep[] = [synth, importKitti, discover];
