@@ -11,7 +11,13 @@ import type { LogReader } from '../datasets/logstore.ts';
 import { type DetectorConfig, DEFAULT_DETECTOR_CONFIG } from './detector/config.ts';
 import { Detector } from './detector/model.ts';
 import { type TrainingFrame, trainDetector, trainingFrame } from './detector/train.ts';
-import { discoverLog, logSequence, type PipelineConfig, resolvePipelineConfig } from './discoverLog.ts';
+import {
+  discoverLog,
+  logSequence,
+  type PipelineConfig,
+  type PipelineConfigInput,
+  resolvePipelineConfig,
+} from './discoverLog.ts';
 import { type EvalReport, evaluateBoxes } from './eval/evaluate.ts';
 import { refineTracks } from './refine.ts';
 import { trackBoxes } from './track.ts';
@@ -37,10 +43,19 @@ export interface SelfTrainConfig {
   evalBucketsM: [number, number][];
 }
 
+/**
+ * The discovery pipeline of self-training: discovery's defaults except one size per track from the 0.8
+ * quantile over all its boxes (LISO) rather than its nearest 5% (CPD) — a car passed side-on is nearest
+ * when only its side is visible, which collapses the width of every box of its track to a few cm.
+ */
+export function resolveSelfTrainPipeline(input: PipelineConfigInput = {}): PipelineConfig {
+  return resolvePipelineConfig({ ...input, refine: { nearestShare: 1, sizeQuantile: 0.8, ...input.refine } });
+}
+
 export const DEFAULT_SELFTRAIN_CONFIG: SelfTrainConfig = {
   rounds: 3,
   detector: DEFAULT_DETECTOR_CONFIG,
-  pipeline: resolvePipelineConfig(),
+  pipeline: resolveSelfTrainPipeline(),
   laterLabelRangeM: null,
   labelScoreThreshold: 0.3,
   laterSteps: null,

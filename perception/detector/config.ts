@@ -92,8 +92,8 @@ export const DEFAULT_DETECTOR_CONFIG: DetectorConfig = {
 
 /** Partial configs merged over the defaults, one level deep (ray dropping two). */
 export type DetectorConfigInput = {
-  [K in keyof DetectorConfig]?: Partial<DetectorConfig[K]>;
-} & { augment?: Partial<AugmentConfig> & { rayDrop?: Partial<AugmentConfig['rayDrop']> } };
+  [K in Exclude<keyof DetectorConfig, 'augment'>]?: Partial<DetectorConfig[K]>;
+} & { augment?: Partial<Omit<AugmentConfig, 'rayDrop'>> & { rayDrop?: Partial<AugmentConfig['rayDrop']> } };
 
 export function resolveDetectorConfig(
   input: DetectorConfigInput = {},

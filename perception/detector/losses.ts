@@ -27,6 +27,8 @@ export interface LossInputs {
   posWeight: Tensor;
   /** mask · (1 − centre) · (1 − heat)^β / max(1, positives in the batch). */
   negWeight: Tensor;
+  /** mask · regression weight / (sum of regression weights in the batch). */
+  regWeight: Tensor;
   regTarget: Tensor;
 }
 
@@ -60,32 +62,46 @@ export function detectionLoss(
     const focal = o.neg(o.reduceSum(o.add(pos, neg)));
     const cw = g.constant(Float32Array.from(cfg.channelWeights), [1, REG_CHANNEL_COUNT, 1, 1]);
     const l1 = o.mul(o.abs(o.sub(boxes, inp.regTarget)), cw);
-    const regression = o.reduceSum(o.mul(l1, inp.posWeight));
+    const regression = o.reduceSum(o.mul(l1, inp.regWeight));
     const total = o.add(focal, o.mul(regression, cfg.regressionWeight));
     return { total, focal, regression };
   });
 }
 
+/** The loss inputs of a batch as flat arrays ([N·h·w], regTarget [N·8·h·w]). */
+export interface LossArrays {
+  posWeight: Float32Array;
+  negWeight: Float32Array;
+  regWeight: Float32Array;
+  regTarget: Float32Array;
+}
+
 /**
- * Write one sample's loss inputs into batch slot `slot` of posWeight/negWeight ([N·h·w]) and regTarget
- * ([N·8·h·w]); `norm` is 1 / max(1, positives in the whole batch).
+ * Fill the loss inputs from each sample's targets: the focal terms are normalised by the number of label
+ * centres in the batch, the regression by the sum of its (masked) weights.
  */
-export function fillLossInputs(
-  t: TargetMaps,
-  slot: number,
-  norm: number,
-  beta: number,
-  posWeight: Float32Array,
-  negWeight: Float32Array,
-  regTarget: Float32Array,
-): void {
-  const n = t.heat.length;
-  const base = slot * n;
-  for (let k = 0; k < n; k++) {
-    const m = t.mask[k];
-    const c = t.centre[k];
-    posWeight[base + k] = m && c ? norm : 0;
-    negWeight[base + k] = m && !c ? Math.pow(1 - t.heat[k], beta) * norm : 0;
+export function fillLossInputs(maps: readonly TargetMaps[], beta: number, out: LossArrays): void {
+  let positives = 0;
+  let regSum = 0;
+  for (const t of maps) {
+    for (let k = 0; k < t.heat.length; k++) {
+      if (!t.mask[k]) continue;
+      positives += t.centre[k];
+      regSum += t.regWeight[k];
+    }
   }
-  regTarget.set(t.reg, slot * REG_CHANNEL_COUNT * n);
+  const norm = 1 / Math.max(1, positives);
+  const regNorm = 1 / Math.max(1, regSum);
+  maps.forEach((t, slot) => {
+    const n = t.heat.length;
+    const base = slot * n;
+    for (let k = 0; k < n; k++) {
+      const m = t.mask[k];
+      const c = t.centre[k];
+      out.posWeight[base + k] = m && c ? norm : 0;
+      out.negWeight[base + k] = m && !c ? Math.pow(1 - t.heat[k], beta) * norm : 0;
+      out.regWeight[base + k] = m ? t.regWeight[k] * regNorm : 0;
+    }
+    out.regTarget.set(t.reg, slot * REG_CHANNEL_COUNT * n);
+  });
 }

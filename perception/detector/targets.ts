@@ -26,12 +26,19 @@ export interface TargetConfig {
    * 40 m); beyond it the loss is ignored, so objects the labels missed there are not taught as background.
    */
   labelRangeM: number;
+  /**
+   * Regressions are also taught at the cells within this Chebyshev distance of a centre, weighted by the
+   * heatmap there (TTFNet-style): many more samples per object than the centre cell alone, and the box
+   * stays right when a peak lands one cell off.
+   */
+  regressionRadiusCells: number;
 }
 
 export const DEFAULT_TARGET_CONFIG: TargetConfig = {
   minRadiusCells: 2,
   minOverlap: 0.1,
   labelRangeM: 40,
+  regressionRadiusCells: 1,
 };
 
 /** The head's output grid: `grid` coarsened by the network's output stride. */
@@ -69,6 +76,8 @@ export interface TargetMaps {
   /** 1 where the loss applies (within labelRangeM of the ego). */
   mask: Uint8Array;
   reg: Float32Array;
+  /** Weight of the regression loss per cell (1 at centres, the heatmap value around them, 0 elsewhere). */
+  regWeight: Float32Array;
   /** Labels drawn (centre inside the grid and the label range). */
   count: number;
 }
@@ -80,6 +89,7 @@ export function allocateTargets(out: BevGrid): TargetMaps {
     centre: new Uint8Array(n),
     mask: new Uint8Array(n),
     reg: new Float32Array(REG_CHANNEL_COUNT * n),
+    regWeight: new Float32Array(n),
     count: 0,
   };
 }
@@ -102,6 +112,7 @@ export function encodeTargets(
   maps.heat.fill(0);
   maps.centre.fill(0);
   maps.reg.fill(0);
+  maps.regWeight.fill(0);
   maps.count = 0;
   const range = cfg.labelRangeM * ego.rangeScale;
   const range2 = range * range;
@@ -141,16 +152,30 @@ export function encodeTargets(
     maps.heat[k] = 1;
     if (!maps.centre[k]) maps.count++;
     maps.centre[k] = 1;
-    maps.reg[k] = u - ci;
-    maps.reg[n + k] = v - ri;
-    maps.reg[2 * n + k] = b.cz - groundZ;
-    maps.reg[3 * n + k] = Math.log(b.length);
-    maps.reg[4 * n + k] = Math.log(b.width);
-    maps.reg[5 * n + k] = Math.log(b.height);
-    // Doubled angle: a box and its 180°-turned twin are the same box, and unsupervised labels cannot
-    // tell front from back, so the head learns an unambiguous π-periodic heading.
-    maps.reg[6 * n + k] = Math.sin(2 * b.yaw);
-    maps.reg[7 * n + k] = Math.cos(2 * b.yaw);
+    const R = cfg.regressionRadiusCells;
+    for (let dr = -R; dr <= R; dr++) {
+      const rr = ri + dr;
+      if (rr < 0 || rr >= rows) continue;
+      for (let dc = -R; dc <= R; dc++) {
+        const cc = ci + dc;
+        if (cc < 0 || cc >= cols) continue;
+        const kk = rr * cols + cc;
+        // A cell belongs to the object whose Gaussian is strongest there (ties: the later box).
+        const w = dr === 0 && dc === 0 ? 1 : Math.exp(-(dr * dr + dc * dc) * k2);
+        if (w < maps.regWeight[kk]) continue;
+        maps.regWeight[kk] = w;
+        maps.reg[kk] = u - cc;
+        maps.reg[n + kk] = v - rr;
+        maps.reg[2 * n + kk] = b.cz - groundZ;
+        maps.reg[3 * n + kk] = Math.log(b.length);
+        maps.reg[4 * n + kk] = Math.log(b.width);
+        maps.reg[5 * n + kk] = Math.log(b.height);
+        // Doubled angle: a box and its 180°-turned twin are the same box, and unsupervised labels cannot
+        // tell front from back, so the head learns an unambiguous π-periodic heading.
+        maps.reg[6 * n + kk] = Math.sin(2 * b.yaw);
+        maps.reg[7 * n + kk] = Math.cos(2 * b.yaw);
+      }
+    }
   }
   return maps;
 }

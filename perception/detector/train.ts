@@ -12,7 +12,7 @@ import { trainLoop } from '../../core/nn/trainLoop.ts';
 import { type AugPoints, type AugSample, augment } from './augment.ts';
 import { BEV_CHANNEL_COUNT, bevFeatures, estimateGroundZ, gridAround } from './bevGrid.ts';
 import type { DetectorConfig } from './config.ts';
-import { detectionLoss, fillLossInputs } from './losses.ts';
+import { detectionLoss, fillLossInputs, type LossArrays } from './losses.ts';
 import { exportDetectorBytes } from './model.ts';
 import { createDetectorNetwork, type DetectorNetwork, INPUT_MULTIPLE, OUTPUT_STRIDE } from './network.ts';
 import { allocateTargets, encodeTargets, outputGrid, REG_CHANNEL_COUNT, type TargetMaps } from './targets.ts';
@@ -94,11 +94,8 @@ function cropReachM(cfg: DetectorConfig): number {
 }
 
 /** Reusable arrays of one batch. */
-interface BatchBuffers {
+interface BatchBuffers extends LossArrays {
   bev: Float32Array;
-  posWeight: Float32Array;
-  negWeight: Float32Array;
-  regTarget: Float32Array;
   maps: TargetMaps[];
 }
 
@@ -111,6 +108,7 @@ function allocateBatch(cfg: DetectorConfig): BatchBuffers {
     bev: new Float32Array(B * BEV_CHANNEL_COUNT * S * S),
     posWeight: new Float32Array(B * s * s),
     negWeight: new Float32Array(B * s * s),
+    regWeight: new Float32Array(B * s * s),
     regTarget: new Float32Array(B * REG_CHANNEL_COUNT * s * s),
     maps: Array.from({ length: B }, () => allocateTargets(out)),
   };
@@ -159,10 +157,7 @@ export function fillBatch(
     );
     positives += buf.maps[b].count;
   }
-  const norm = 1 / Math.max(1, positives);
-  buf.maps.forEach((m, b) =>
-    fillLossInputs(m, b, norm, cfg.loss.beta, buf.posWeight, buf.negWeight, buf.regTarget),
-  );
+  fillLossInputs(buf.maps, cfg.loss.beta, buf);
   return positives;
 }
 
@@ -175,6 +170,11 @@ export interface TrainDetectorOptions {
   initFrom?: ParamStore;
   /** Facts stored in the exported model's metadata. */
   trainingInfo?: Record<string, unknown>;
+  /**
+   * Stop after this many steps in total (checkpointing there) although the schedule runs to train.steps:
+   * a time-boxed slice of a longer run; calling again with the same checkpoint continues it.
+   */
+  stopAtStep?: number;
   /** Called after every step with the loss terms. */
   onStep?: (step: number, loss: { total: number; focal: number; regression: number }) => void;
 }
@@ -213,9 +213,15 @@ export async function trainDetector(
   const bev = g.input('bev', [B, BEV_CHANNEL_COUNT, S, S]);
   const posWeight = g.input('pos_weight', [B, 1, s, s]);
   const negWeight = g.input('neg_weight', [B, 1, s, s]);
+  const regWeight = g.input('reg_weight', [B, 1, s, s]);
   const regTarget = g.input('reg_target', [B, REG_CHANNEL_COUNT, s, s]);
   const heads = net(bev);
-  const loss = detectionLoss(heads.heatmap, heads.boxes, { posWeight, negWeight, regTarget }, cfg.loss);
+  const loss = detectionLoss(
+    heads.heatmap,
+    heads.boxes,
+    { posWeight, negWeight, regWeight, regTarget },
+    cfg.loss,
+  );
   const trainer = await Trainer.create(g, {
     loss: loss.total,
     optimizer: adamW({ weightDecay: tc.weightDecay }),
@@ -236,7 +242,7 @@ export async function trainDetector(
     const res = await trainLoop({
       trainer,
       params,
-      steps: tc.steps,
+      steps: Math.min(tc.steps, opts.stopAtStep ?? tc.steps),
       rng: new Rng(tc.seed * 7919 + 17),
       progress: opts.progress ?? false,
       checkpoint: opts.checkpointPath ? { path: opts.checkpointPath, every: tc.checkpointEvery } : undefined,
@@ -246,6 +252,7 @@ export async function trainDetector(
           bev: buf.bev,
           pos_weight: buf.posWeight,
           neg_weight: buf.negWeight,
+          reg_weight: buf.regWeight,
           reg_target: buf.regTarget,
         };
       },

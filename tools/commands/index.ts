@@ -44,6 +44,16 @@ export const COMMANDS: CommandSpec[] = [
     load: () => import('./eval.ts'),
   },
   {
+    name: 'selftrain',
+    summary: 'self-train the BEV detector on unlabelled logs (detect → track → refine → retrain, per-round AP)',
+    load: () => import('./selftrain.ts'),
+  },
+  {
+    name: 'detect',
+    summary: 'run a trained BEV detector (ONNX) on a log and write its Boxes',
+    load: () => import('./detect.ts'),
+  },
+  {
     name: 'sim',
     summary: 'closed-loop rollouts of replay / CV / IDM agents with collision, off-road, realism metrics',
     load: () => import('./sim.ts'),

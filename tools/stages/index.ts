@@ -35,6 +35,11 @@ export const STAGES: StageSpec[] = [
     load: () => import('./discover.ts'),
   },
   {
+    name: 'detect',
+    summary: 'SensorFrames in, Boxes of a trained BEV detector (ONNX) out',
+    load: () => import('./detect.ts'),
+  },
+  {
     name: 'keygen',
     summary: 'write a CURVE key pair for encrypted endpoints',
     load: () => import('./keygen.ts'),

@@ -1,0 +1,118 @@
+// `drivekit detect --model <onnx> --log <log> [--out <file.arrow>]`: run a trained BEV detector (plain
+// ONNX on onnxruntime-node) on every sweep of a log and write the Boxes (the log's detector.arrow by default).
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Command } from 'commander';
+import { InputError } from '../../core/errors.ts';
+import { createProgress } from '../../core/progress.ts';
+import { LogReader, writeBoxesFile } from '../../datasets/logstore.ts';
+import { Detector } from '../../perception/detector/model.ts';
+import { detectLog } from '../../perception/selftrain.ts';
+
+/** The model shipped with the repository (trained by `drivekit selftrain`, see README). */
+export const SHIPPED_MODEL = fileURLToPath(new URL('../../models/detector.onnx', import.meta.url));
+
+interface DetectOptions {
+  model: string;
+  log: string;
+  out?: string;
+  range?: number;
+  score?: number;
+  nms?: number;
+  threads?: number;
+  device?: 'cpu' | 'cuda';
+  json?: boolean;
+}
+
+const positive = (name: string) => (v: string) => {
+  const x = Number(v);
+  if (!(x > 0)) throw new InputError(name, `must be a positive number, got '${v}'`);
+  return x;
+};
+const unit = (name: string) => (v: string) => {
+  const x = Number(v);
+  if (!(x >= 0 && x < 1)) throw new InputError(name, `must be in [0, 1), got '${v}'`);
+  return x;
+};
+
+export function register(program: Command): void {
+  program
+    .command('detect')
+    .description('run a trained BEV detector (ONNX) on every sweep of a log and write its Boxes')
+    .option('--model <onnx>', 'detector model (default: the shipped models/detector.onnx)', SHIPPED_MODEL)
+    .requiredOption('--log <log>', 'log directory')
+    .option('--out <file.arrow>', "Boxes output (default: the log's detector.arrow)")
+    .option(
+      '--range <m>',
+      "half side of the square grid around the ego (default: the model's, 51.2)",
+      positive('--range'),
+    )
+    .option('--score <p>', 'drop boxes scored below this (default: the model’s, 0.05)', unit('--score'))
+    .option('--nms <iou>', 'BEV IoU of rotated NMS (default 0.1)', unit('--nms'))
+    .option('--threads <n>', 'onnxruntime threads (default: all cores)', positive('--threads'))
+    .option('--device <device>', "'cpu' or 'cuda' (needs onnxruntime's CUDA binaries)", 'cpu')
+    .option('--json', 'print the summary as one JSON object')
+    .action(async (opts: DetectOptions) => {
+      if (!fs.existsSync(opts.model))
+        throw new InputError(opts.model, 'no such model file (train one with `drivekit selftrain`)');
+      const decode: Record<string, number> = {};
+      if (opts.score !== undefined) decode.scoreThreshold = opts.score;
+      if (opts.nms !== undefined) decode.nmsIou = opts.nms;
+      const detector = await Detector.load(opts.model, {
+        rangeM: opts.range,
+        decode,
+        threads: opts.threads,
+        device: opts.device,
+      });
+      const log = await LogReader.open(opts.log);
+      try {
+        const t0 = Date.now();
+        const bar = createProgress('detect', log.frameCount, { silent: opts.json });
+        const ms: number[] = [];
+        let boxes;
+        try {
+          boxes = await detectLog(detector, log, {
+            tick: (n, status) => {
+              const t = detector.lastTiming;
+              ms.push(t.featuresMs + t.networkMs + t.decodeMs);
+              bar.tick(n, status);
+            },
+            update: (v, s) => bar.update(v, s),
+            stop: () => bar.stop(),
+          });
+        } finally {
+          bar.stop();
+        }
+        const out = opts.out ?? path.join(opts.log, 'detector.arrow');
+        await writeBoxesFile(out, boxes, { model: path.basename(opts.model) });
+        ms.sort((a, b) => a - b);
+        const summary = {
+          log: opts.log,
+          model: opts.model,
+          frames: log.frameCount,
+          boxes: boxes.cx.length,
+          boxesPerFrame: log.frameCount ? boxes.cx.length / log.frameCount : 0,
+          grid: `±${detector.rangeM} m at ${detector.spec.cellM} m (${detector.grid.cols}×${detector.grid.rows})`,
+          msPerSweepMedian: ms.length ? ms[Math.floor(ms.length / 2)] : null,
+          seconds: (Date.now() - t0) / 1000,
+          out,
+        };
+        process.stdout.write(
+          opts.json
+            ? JSON.stringify(summary) + '\n'
+            : [
+                `log        ${summary.log}`,
+                `model      ${summary.model}`,
+                `grid       ${summary.grid}`,
+                `boxes      ${summary.boxes} over ${summary.frames} frames (${summary.boxesPerFrame.toFixed(1)} per frame)`,
+                `time       ${summary.seconds.toFixed(1)} s (${summary.msPerSweepMedian?.toFixed(1) ?? '–'} ms per sweep, median)`,
+                `wrote      ${out}`,
+              ].join('\n') + '\n',
+        );
+      } finally {
+        await log.close();
+        await detector.dispose();
+      }
+    });
+}

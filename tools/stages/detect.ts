@@ -1,0 +1,43 @@
+// `drivekit stage detect --model <onnx> --in … --out …`: the trained BEV detector on a live stream — each
+// SensorFrame in, its scored Boxes out (onnxruntime-node); frame metadata travels with the Boxes batch.
+import fs from 'node:fs';
+import { batchToSensorFrame, boxesToBatch, sensorFrameMetadata } from '../../core/arrow/codec.ts';
+import { InputError } from '../../core/errors.ts';
+import { Detector } from '../../perception/detector/model.ts';
+import { SHIPPED_MODEL } from '../commands/detect.ts';
+import { intOption, numberOption } from './streamOptions.ts';
+import { transformStage } from './transformStage.ts';
+
+interface DetectStageOptions {
+  model: string;
+  range?: number;
+  score?: number;
+  threads?: number;
+}
+
+export const register = transformStage<DetectStageOptions>({
+  name: 'detect',
+  description: 'run a trained BEV detector (ONNX) on each SensorFrame and emit scored Boxes',
+  inputKind: 'sensorFrame',
+  defaultTopic: 'boxes',
+  options: (cmd) =>
+    cmd
+      .option('--model <onnx>', 'detector model (default: the shipped models/detector.onnx)', SHIPPED_MODEL)
+      .option('--range <m>', "half side of the grid around the ego (default: the model's)", numberOption(0.1))
+      .option('--score <p>', "drop boxes scored below this (default: the model's)", numberOption(0))
+      .option('--threads <n>', 'onnxruntime threads (default: all cores)', intOption(1)),
+  create: async (opts) => {
+    if (!fs.existsSync(opts.model)) throw new InputError(opts.model, 'no such model file');
+    const detector = await Detector.load(opts.model, {
+      rangeM: opts.range,
+      threads: opts.threads,
+      decode: opts.score !== undefined ? { scoreThreshold: opts.score } : {},
+    });
+    return async (batch) => {
+      // A batch without frame metadata throws a SchemaError: the runner counts it as wrong-schema.
+      const frame = batchToSensorFrame(batch, 'detect input');
+      const boxes = await detector.detect(frame.points, frame.frameIndex);
+      return boxesToBatch(boxes, sensorFrameMetadata(frame));
+    };
+  },
+});
