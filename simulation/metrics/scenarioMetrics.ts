@@ -51,12 +51,16 @@ function bernoulliScore(p: number, q: number): number {
 
 /** Values of one feature over evaluated agents and steps [from, to). */
 function sample(f: Float32Array, evaluated: Uint8Array, T: number, from: number, to: number): Float32Array {
-  const out: number[] = [];
+  let count = 0;
+  for (let a = 0; a < evaluated.length; a++) if (evaluated[a]) count++;
+  const out = new Float32Array(count * (to - from));
+  let k = 0;
   for (let a = 0; a < evaluated.length; a++) {
     if (!evaluated[a]) continue;
-    for (let t = from; t < to; t++) out.push(f[a * T + t]);
+    out.set(f.subarray(a * T + from, a * T + to), k);
+    k += to - from;
   }
-  return Float32Array.from(out);
+  return out;
 }
 
 /** Agents evaluated in a rollout: controlled ones valid in the log at the current step. */

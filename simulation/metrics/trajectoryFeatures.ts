@@ -22,6 +22,7 @@ export interface FeatureConfig {
   ttcMaxS: number;
   /** Objects farther ahead than this are not considered for time to collision, metres. */
   ttcRangeM: number;
+  /** Grid cell size (raised to the nearest-object radius and the largest box diagonal), metres. */
   gridCellM: number;
 }
 
@@ -106,9 +107,16 @@ export function trajectoryFeatures(
   const ys = new Float64Array(n);
   const valid = new Uint8Array(n);
   const group = new Uint8Array(n);
-  const cell = cfg.gridCellM;
-  const reachNear = Math.ceil(cfg.nearestRadiusM / cell);
-  const reachTtc = Math.ceil(cfg.ttcRangeM / cell);
+  // Cells at least as large as the nearest-object radius and the largest box, so 3 × 3 cells hold
+  // every object within the radius and every overlapping box.
+  let maxW = 0;
+  let maxDiag = 0;
+  for (let a = 0; a < n; a++) {
+    maxW = Math.max(maxW, W[a]);
+    maxDiag = Math.max(maxDiag, Math.hypot(L[a], W[a]));
+  }
+  const cell = Math.max(cfg.gridCellM, cfg.nearestRadiusM, maxDiag);
+  const strip = new Int32Array(Math.ceil((3 * (cfg.ttcRangeM + cell)) / (cell / 2)) + 6);
   for (let t = from; t < to; t++) {
     for (let a = 0; a < n; a++) {
       const k = a * T + t;
@@ -131,39 +139,62 @@ export function trajectoryFeatures(
       const cy = grid.cellOf(y);
       const ra = Math.hypot(L[a], W[a]) / 2;
       let nearest = cfg.nearestRadiusM;
+      // Nearest object (and overlap): the 3 × 3 cells around (cells ≥ the search radius). A first
+      // pass bounds the answer from above (boxes contain their width circles), so the exact
+      // box distance is computed only for the few objects that can beat it.
+      for (let pass = 0; pass < 2; pass++) {
+        for (let ox = -1; ox <= 1; ox++) {
+          for (let oy = -1; oy <= 1; oy++) {
+            const b = grid.bucket(cx + ox, cy + oy, 0);
+            for (let p = start[b]; p < start[b + 1]; p++) {
+              const j = items[p];
+              if (j === a) continue;
+              const centre = Math.hypot(xs[j] - x, ys[j] - y);
+              if (pass === 0) {
+                const upper = centre - W[a] / 2 - W[j] / 2;
+                if (upper < nearest) nearest = Math.max(upper, -ra);
+                continue;
+              }
+              if (centre - ra - Math.hypot(L[j], W[j]) / 2 >= nearest) continue;
+              const d = boxDistance(x, y, yaw, L[a], W[a], xs[j], ys[j], tr.yaw[j * T + t], L[j], W[j]);
+              if (d < nearest) nearest = d;
+            }
+          }
+        }
+      }
+      // Time to collision with the closest object ahead whose box overlaps my lane of travel: only
+      // the cells of the strip ahead are searched (sampled every half cell, centre and both sides).
+      let nb = 0;
+      const half = W[a] / 2 + maxW / 2;
+      for (let d = 0; d <= cfg.ttcRangeM + cell / 2; d += cell / 2) {
+        for (let side = -1; side <= 1; side++) {
+          const px = x + d * c - side * half * sn;
+          const py = y + d * sn + side * half * c;
+          const b = grid.bucket(grid.cellOf(px), grid.cellOf(py), 0);
+          let seen = false;
+          for (let q = 0; q < nb; q++) if (strip[q] === b) seen = true;
+          if (!seen) strip[nb++] = b;
+        }
+      }
       let aheadU = Infinity;
       let ttc = cfg.ttcMaxS;
       const speedA = Number.isNaN(vxAll[k]) ? 0 : vxAll[k] * c + vyAll[k] * sn;
-      for (let ox = -reachTtc; ox <= reachTtc; ox++) {
-        for (let oy = -reachTtc; oy <= reachTtc; oy++) {
-          const near = Math.abs(ox) <= reachNear && Math.abs(oy) <= reachNear;
-          // Beyond the nearest-object reach only cells ahead matter (for TTC).
-          if (!near && ox * c + oy * sn < -1) continue;
-          const b = grid.bucket(cx + ox, cy + oy, 0);
-          for (let p = start[b]; p < start[b + 1]; p++) {
-            const j = items[p];
-            if (j === a) continue;
-            const dx = xs[j] - x;
-            const dy = ys[j] - y;
-            const kj = j * T + t;
-            if (near) {
-              const rb = Math.hypot(L[j], W[j]) / 2;
-              const lower = Math.hypot(dx, dy) - ra - rb;
-              if (lower < nearest) {
-                const d = boxDistance(x, y, yaw, L[a], W[a], xs[j], ys[j], tr.yaw[kj], L[j], W[j]);
-                if (d < nearest) nearest = d;
-              }
-            }
-            // Time to collision with the closest object ahead in the lane of travel.
-            const u = dx * c + dy * sn;
-            const v = -dx * sn + dy * c;
-            if (u <= 0 || u >= aheadU || u > cfg.ttcRangeM || Math.abs(v) >= (W[a] + W[j]) / 2) continue;
-            aheadU = u;
-            const gap = u - (L[a] + L[j]) / 2;
-            const speedJ = Number.isNaN(vxAll[kj]) ? 0 : vxAll[kj] * c + vyAll[kj] * sn;
-            const closing = speedA - speedJ;
-            ttc = gap <= 0 ? 0 : closing > 0 ? Math.min(cfg.ttcMaxS, gap / closing) : cfg.ttcMaxS;
-          }
+      for (let q = 0; q < nb; q++) {
+        const b = strip[q];
+        for (let p = start[b]; p < start[b + 1]; p++) {
+          const j = items[p];
+          if (j === a) continue;
+          const dx = xs[j] - x;
+          const dy = ys[j] - y;
+          const u = dx * c + dy * sn;
+          const v = -dx * sn + dy * c;
+          if (u <= 0 || u >= aheadU || u > cfg.ttcRangeM || Math.abs(v) >= (W[a] + W[j]) / 2) continue;
+          aheadU = u;
+          const kj = j * T + t;
+          const gap = u - (L[a] + L[j]) / 2;
+          const speedJ = Number.isNaN(vxAll[kj]) ? 0 : vxAll[kj] * c + vyAll[kj] * sn;
+          const closing = speedA - speedJ;
+          ttc = gap <= 0 ? 0 : closing > 0 ? Math.min(cfg.ttcMaxS, gap / closing) : cfg.ttcMaxS;
         }
       }
       f.nearest[k] = nearest;
