@@ -2,6 +2,7 @@
 // junction (straight, left, right) with successor/neighbour links, curve speed limits and conflict sets.
 import { wrapAngle } from '../../core/geometry/pose.ts';
 import { cumulativeArcLength, pointAtArcLength } from '../../core/geometry/polyline.ts';
+import { vertexHeadings } from './polylineFrame.ts';
 import { type RoadNetwork, offsetPolyline, reversePolyline } from './roadNetwork.ts';
 import type { TownConfig } from './townConfig.ts';
 
@@ -26,6 +27,8 @@ export interface TownLane {
   speedLimitMps: number;
   /** Curve speed limit at each vertex (comfortable lateral acceleration), m/s. */
   vMax: Float32Array;
+  /** Heading at each vertex, for a smooth frame along the lane. */
+  headings: Float32Array;
   successors: number[];
   predecessors: number[];
   left: number[];
@@ -106,7 +109,7 @@ export function buildLaneGraph(net: RoadNetwork, cfg: TownConfig): TownLane[] {
   // Per road: lane ids of each direction, index 0 next to the centre line.
   const fwdLanes: number[][] = [];
   const bwdLanes: number[][] = [];
-  const addLane = (l: Omit<TownLane, 'id' | 'cum' | 'lengthM' | 'vMax'>): number => {
+  const addLane = (l: Omit<TownLane, 'id' | 'cum' | 'lengthM' | 'vMax' | 'headings'>): number => {
     const cum = cumulativeArcLength(l.xy);
     const lane: TownLane = {
       ...l,
@@ -114,6 +117,7 @@ export function buildLaneGraph(net: RoadNetwork, cfg: TownConfig): TownLane[] {
       cum,
       lengthM: cum[cum.length - 1],
       vMax: curveSpeeds(l.xy, cum, l.speedLimitMps, cfg.lateralAccelMps2),
+      headings: vertexHeadings(l.xy),
     };
     lanes.push(lane);
     return lane.id;

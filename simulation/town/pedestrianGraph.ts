@@ -2,6 +2,7 @@
 // crosswalks across the arms of 3- and 4-way junctions. Pedestrians walk its edges and pick the next at vertices.
 import { cumulativeArcLength } from '../../core/geometry/polyline.ts';
 import { type JunctionCorner, walkOffsetM } from './junctions.ts';
+import { vertexHeadings } from './polylineFrame.ts';
 import {
   type RoadNetwork,
   type TownRoad,
@@ -18,6 +19,8 @@ export interface PedEdge {
   kind: PedEdgeKind;
   xy: Float32Array;
   cum: Float64Array;
+  /** Heading at each vertex, for a smooth frame along the edge. */
+  headings: Float32Array;
   lengthM: number;
   v0: number;
   v1: number;
@@ -81,6 +84,7 @@ export function buildPedestrianGraph(
       kind,
       xy,
       cum,
+      headings: vertexHeadings(xy),
       lengthM: cum[cum.length - 1],
       v0,
       v1,

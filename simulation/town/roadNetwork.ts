@@ -118,6 +118,9 @@ export function slicePolyline(xy: Float32Array, cum: Float64Array, s0: number, s
 
 const SAMPLE_SPACING_M = 1.5;
 
+/** Straight stretch at each end of a road, so crosswalks, stop lines and sidewalk ends meet the junction square-on. */
+const END_STUB_M = 6;
+
 function buildReference(
   ax: number,
   ay: number,
@@ -126,18 +129,22 @@ function buildReference(
   dir: [number, number],
   bulgeM: number,
 ): Float32Array {
-  // Cubic Bézier with both end tangents along the arm direction, plus a sideways bulge β·sin²(πu)
-  // that has zero offset and zero slope at both ends (so the road still meets each arm square-on).
-  const chord = Math.hypot(bx - ax, by - ay);
+  // Straight stubs along the arm direction, then a cubic Bézier between them whose end tangents are also along
+  // the arm, plus a sideways bulge β·sin²(πu) with zero offset and zero slope at both ends.
+  const sx = ax + dir[0] * END_STUB_M;
+  const sy = ay + dir[1] * END_STUB_M;
+  const ex = bx - dir[0] * END_STUB_M;
+  const ey = by - dir[1] * END_STUB_M;
+  const chord = Math.hypot(ex - sx, ey - sy);
   const k = chord / 3;
-  const p1x = ax + dir[0] * k;
-  const p1y = ay + dir[1] * k;
-  const p2x = bx - dir[0] * k;
-  const p2y = by - dir[1] * k;
+  const p1x = sx + dir[0] * k;
+  const p1y = sy + dir[1] * k;
+  const p2x = ex - dir[0] * k;
+  const p2y = ey - dir[1] * k;
   const nx = -dir[1];
   const ny = dir[0];
   const count = Math.max(8, Math.ceil((chord * 1.15) / SAMPLE_SPACING_M));
-  const raw = new Float32Array(2 * (count + 1));
+  const pts: number[] = [ax, ay];
   for (let i = 0; i <= count; i++) {
     const u = i / count;
     const w = 1 - u;
@@ -146,10 +153,13 @@ function buildReference(
     const b2 = 3 * w * u * u;
     const b3 = u * u * u;
     const bulge = bulgeM * Math.sin(Math.PI * u) ** 2;
-    raw[2 * i] = b0 * ax + b1 * p1x + b2 * p2x + b3 * bx + nx * bulge;
-    raw[2 * i + 1] = b0 * ay + b1 * p1y + b2 * p2y + b3 * by + ny * bulge;
+    pts.push(
+      b0 * sx + b1 * p1x + b2 * p2x + b3 * ex + nx * bulge,
+      b0 * sy + b1 * p1y + b2 * p2y + b3 * ey + ny * bulge,
+    );
   }
-  return raw;
+  pts.push(bx, by);
+  return Float32Array.from(pts);
 }
 
 /** Generate the junctions and roads of a town. */

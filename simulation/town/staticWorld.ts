@@ -173,7 +173,7 @@ export function placeStaticWorld(net: RoadNetwork, cfg: TownConfig, rng: Rng): S
           : kind === 'wall'
             ? 0.3
             : rFrontage.uniform(0.8, 1.4);
-      const off = side * (half + cfg.sidewalkWidthM + (kind === 'building' ? setback : 0.3) + depth / 2);
+      const off = side * (half + cfg.sidewalkWidthM + (kind === 'building' ? setback : 0.6) + depth / 2);
       const height =
         kind === 'building'
           ? rFrontage.uniform(...cfg.buildingHeightM)

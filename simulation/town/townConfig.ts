@@ -120,7 +120,7 @@ export const DEFAULT_TOWN: TownConfig = {
   warmupS: 8,
   dtS: 0.1,
   lateralAccelMps2: 2.0,
-  laneChangeRatePerS: 0.02,
+  laneChangeRatePerS: 0.03,
   laneChangeS: 3.5,
 };
 

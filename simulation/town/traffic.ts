@@ -10,6 +10,7 @@ import { type AgentClass, type AgentSize, agentTypeOf, sampleAgentSize } from '.
 import type { TownLane } from './laneGraph.ts';
 import { type Rect2, rectsOverlap } from './obb.ts';
 import type { PedestrianGraph } from './pedestrianGraph.ts';
+import { smoothFrameAt } from './polylineFrame.ts';
 import type { Rng } from './rng.ts';
 import type { ParkedCar } from './staticWorld.ts';
 import type { TownConfig } from './townConfig.ts';
@@ -27,6 +28,11 @@ export interface TrafficResult {
   egoRoute: number[];
   /** Agents whose move was refused at some step because it would have overlapped another (diagnostics). */
   refusedMoves: number;
+  /** Behaviour counts over the recorded steps: lane changes begun, vehicle-steps held at a stop line by
+   *  junction traffic, and pedestrians who stepped onto a crosswalk. */
+  laneChanges: number;
+  junctionHolds: number;
+  crossings: number;
   /** Junction connectors whose reservation count disagrees with the vehicles holding them at the end (should be 0). */
   leakedReservations: number;
 }
@@ -96,6 +102,9 @@ export function simulateTraffic(
   const reservations = new Int32Array(lanes.length);
   let stepNow = 0;
   let refusedMoves = 0;
+  let laneChanges = 0;
+  let junctionHolds = 0;
+  let crossings = 0;
   const rSpawn = rng.fork('spawn');
 
   const rectOf = (i: number, x = X[i], y = Y[i], yaw = YAW[i]): Rect2 => ({
@@ -128,8 +137,8 @@ export function simulateTraffic(
   // ---- lane geometry helpers ----
   const poseOnLane = (lane: number, s: number, offset: number): [number, number, number] => {
     const l = lanes[lane];
-    const p = pointAtArcLength(l.xy, s, l.cum);
-    return [p.x - Math.sin(p.heading) * offset, p.y + Math.cos(p.heading) * offset, p.heading];
+    const [x, y, h] = smoothFrameAt(l.xy, l.cum, l.headings, s);
+    return [x - Math.sin(h) * offset, y + Math.cos(h) * offset, h];
   };
   const roadLanes = lanes.filter((l) => l.kind === 'road');
 
@@ -242,12 +251,12 @@ export function simulateTraffic(
 
   function pedPose(p: Pedestrian): [number, number, number] {
     const e = ped.edges[p.edge];
-    const q = pointAtArcLength(e.xy, p.s, e.cum);
-    const heading = p.dir > 0 ? q.heading : q.heading + Math.PI;
+    const [qx, qy, h] = smoothFrameAt(e.xy, e.cum, e.headings, p.s);
+    const heading = p.dir > 0 ? h : h + Math.PI;
     // Keep right of the walking direction.
     const rx = Math.sin(heading);
     const ry = -Math.cos(heading);
-    return [q.x + rx * p.keepRightM, q.y + ry * p.keepRightM, wrapAngle(heading)];
+    return [qx + rx * p.keepRightM, qy + ry * p.keepRightM, wrapAngle(heading)];
   }
   const pedGroundZ = (p: Pedestrian): number => {
     const e = ped.edges[p.edge];
@@ -422,6 +431,7 @@ export function simulateTraffic(
           veh.requestLane = -1;
         } else {
           a = Math.min(a, idmAcceleration(cfgNow, V[i], Math.max(0.01, toStop), V[i]));
+          if (stepNow >= 0) junctionHolds++;
         }
       }
     }
@@ -453,9 +463,12 @@ export function simulateTraffic(
           newLcFrom = t.lat;
           newLcT = 0;
           newPlan = [];
+          veh.cooldownS = veh.rng.uniform(6, 12);
+        } else {
+          // Not safe now: look again in a second.
+          veh.cooldownS = 1;
         }
       }
-      veh.cooldownS = veh.rng.uniform(2, 6);
     }
     const [v1, ds] = idmStep(V[i], a, dt);
     // Advance along the (possibly new) lane and plan.
@@ -500,6 +513,7 @@ export function simulateTraffic(
     veh.lane = laneNow;
     veh.s = s;
     veh.plan = plan;
+    if (newLcT === 0 && stepNow >= 0) laneChanges++;
     veh.lcFrom = newLcFrom;
     veh.lcT = lcT;
     for (const l of entered) {
@@ -554,6 +568,7 @@ export function simulateTraffic(
       if (crossingClear(p.edge)) {
         p.waiting = false;
         p.waitS = 0;
+        if (stepNow >= 0) crossings++;
       } else if (p.waitS > 20) {
         // Give up and walk on along the sidewalk.
         const e = ped.edges[p.edge];
@@ -733,6 +748,9 @@ export function simulateTraffic(
     egoIndex: order.indexOf(egoVeh.agent),
     egoRoute: [...egoVeh.history.slice(historyStart[egoVehicle]), ...egoVeh.plan],
     refusedMoves,
+    laneChanges,
+    junctionHolds,
+    crossings,
     leakedReservations: countLeaks(),
   };
 }
