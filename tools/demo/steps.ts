@@ -2,6 +2,7 @@
 import type { DemoStep } from './context.ts';
 import { discover } from './discover.ts';
 import { importKitti } from './importKitti.ts';
+import { simulate } from './simulate.ts';
 import { synth } from './synth.ts';
 
-export const DEMO_STEPS: DemoStep[] = [synth, importKitti, discover];
+export const DEMO_STEPS: DemoStep[] = [synth, importKitti, discover, simulate];

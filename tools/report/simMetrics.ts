@@ -20,14 +20,18 @@ function cell(v: number, digits: number): string {
   return Number.isFinite(v) ? v.toFixed(digits) : 'n/a';
 }
 
-/** Rows of cells: header, one line per scenario, then the mean. */
-export function metricCells(rows: readonly Row[], mean: Omit<ScenarioMetrics, 'scenario'>): string[][] {
-  const header = ['scenario', ...METRIC_COLUMNS.map((c) => c[1])];
+/** Rows of cells: header, one line per row, then the mean (when given). */
+export function metricCells(
+  rows: readonly Row[],
+  mean?: Omit<ScenarioMetrics, 'scenario'>,
+  first = 'scenario',
+): string[][] {
+  const header = [first, ...METRIC_COLUMNS.map((c) => c[1])];
   const line = (name: string, r: Omit<ScenarioMetrics, 'scenario'>) => [
     name,
     ...METRIC_COLUMNS.map(([k, , d]) => cell(r[k] as number, d)),
   ];
-  return [header, ...rows.map((r) => line(r.scenario, r)), line('mean', mean)];
+  return [header, ...rows.map((r) => line(r.scenario, r)), ...(mean ? [line('mean', mean)] : [])];
 }
 
 export function formatMetricTable(rows: readonly Row[], mean: Omit<ScenarioMetrics, 'scenario'>): string {
@@ -38,8 +42,12 @@ export function formatMetricTable(rows: readonly Row[], mean: Omit<ScenarioMetri
     .join('\n');
 }
 
-export function markdownMetricTable(rows: readonly Row[], mean: Omit<ScenarioMetrics, 'scenario'>): string {
-  const cells = metricCells(rows, mean);
+export function markdownMetricTable(
+  rows: readonly Row[],
+  mean?: Omit<ScenarioMetrics, 'scenario'>,
+  first = 'scenario',
+): string {
+  const cells = metricCells(rows, mean, first);
   const head = `| ${cells[0].join(' | ')} |\n|${cells[0].map((_, j) => (j === 0 ? '---' : '---:')).join('|')}|`;
   return [head, ...cells.slice(1).map((r) => `| ${r.join(' | ')} |`)].join('\n');
 }
