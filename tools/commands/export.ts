@@ -1,5 +1,5 @@
-// `drivekit export --rollouts <dir> --format <arrow|parquet|json|womd>`: simulated scenarios (the map
-// and every agent's trajectory from a `drivekit sim` run) as training data for autonomy stacks.
+// `drivekit export --rollouts <dir> --format <arrow|parquet|json|womd> [--lidar]`: simulated scenarios
+// (map + every agent's trajectory from a `drivekit sim` run), optionally with rendered LiDAR logs.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
@@ -7,7 +7,10 @@ import { agentStatesToBatch } from '../../core/arrow/codec.ts';
 import { writeArrowFile } from '../../core/arrow/ipc.ts';
 import { InputError } from '../../core/errors.ts';
 import { writeWomdFile } from '../../datasets/womd.ts';
+import { createProgress } from '../../core/progress.ts';
+import { exportLidarLog } from '../../simulation/export/lidarExport.ts';
 import { exportParquet } from '../../simulation/export/parquetExport.ts';
+import { LIDAR_MODELS, type LidarModel } from '../../simulation/lidar/beams.ts';
 import { readRolloutSet } from '../../simulation/export/rolloutSet.ts';
 import { scenarioToWomd } from '../../simulation/import/womdScenario.ts';
 import type { Scenario } from '../../simulation/scenario.ts';
@@ -22,6 +25,11 @@ export interface ExportOptions {
   format: string;
   out?: string;
   json?: boolean;
+  /** Also render the ego's LiDAR over each rollout into a log (SensorFrames + box labels). */
+  lidar?: boolean;
+  lidarModel?: string;
+  lidarFrames?: number;
+  workers?: number;
 }
 
 /** A file-system-safe name for a scenario (index first, so names stay unique and ordered). */
@@ -64,6 +72,19 @@ export async function runExport(
     writeWomdFile(file, scenarios.map(scenarioToWomd));
     files.push(file);
   }
+  if (opts.lidar) {
+    const model = (opts.lidarModel ?? 'hdl64') as LidarModel;
+    if (!LIDAR_MODELS.includes(model))
+      throw new InputError('--lidar-model', `unknown model '${model}' (known: ${LIDAR_MODELS.join(', ')})`);
+    const bar = createProgress('lidar', scenarios.length, { silent: opts.json });
+    for (const [i, s] of scenarios.entries()) {
+      const dir = path.join(out, 'lidar', fileStem(s, i));
+      await exportLidarLog(s, dir, { model, frames: opts.lidarFrames, workers: opts.workers });
+      files.push(dir);
+      bar.tick();
+    }
+    bar.stop();
+  }
   return { format, scenarios: scenarios.length, files };
 }
 
@@ -74,6 +95,12 @@ export function register(program: Command): void {
     .requiredOption('--rollouts <dir>', 'output directory of `drivekit sim`')
     .requiredOption('--format <format>', EXPORT_FORMATS.join(' | '))
     .option('--out <dir>', 'output directory (default <rollouts>/export-<format>)')
+    .option('--lidar', "also render the ego's LiDAR over each rollout into a log (frames, poses, box labels)")
+    .option('--lidar-model <model>', LIDAR_MODELS.join(' | '), 'hdl64')
+    .option('--lidar-frames <n>', 'frames per scenario from the current step (default: to the end)', (v) =>
+      parseInt(v, 10),
+    )
+    .option('--workers <n>', 'LiDAR worker threads (0 = this thread)', (v) => parseInt(v, 10), 0)
     .option('--json', 'print a JSON summary')
     .action(async (opts: ExportOptions) => {
       const r = await runExport(opts);

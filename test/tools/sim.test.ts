@@ -1,0 +1,149 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parquetMetadata, parquetReadObjects } from 'hyparquet';
+import { realData, REPO_ROOT } from '../../core/paths.ts';
+import { LogReader } from '../../datasets/logstore.ts';
+import { readRolloutSet } from '../../simulation/export/rolloutSet.ts';
+import { loadScenarios } from '../../simulation/scenarioSources.ts';
+import { saveScenario } from '../../simulation/scenarioIo.ts';
+import { runExport } from '../../tools/commands/export.ts';
+import { runSim } from '../../tools/commands/sim.ts';
+import { straightRoadScenario } from '../simulation/fixtures.ts';
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sim-cli-'));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+describe('drivekit sim / export', () => {
+  const scenarios = path.join(tmp, 'scenarios');
+  const a = straightRoadScenario({ numAgents: 3, numSteps: 31 });
+  a.controlled.fill(1);
+  const b = straightRoadScenario({ numAgents: 2, numSteps: 31, speedMps: 6 });
+  b.id = 'second';
+  saveScenario(a, path.join(scenarios, 'a.json'));
+  saveScenario(b, path.join(scenarios, 'b'));
+  const out = path.join(tmp, 'run');
+
+  it('writes rollouts and a metrics table for every scenario of a directory', async () => {
+    const summary = await runSim({ scenarios, agents: 'idm', out, json: true });
+    expect(summary.scenarios).toBe(2);
+    expect(summary.agents).toBe('idm');
+    const mean = summary.mean as Record<string, number>;
+    for (const k of ['collision_rate', 'offroad_rate', 'ade_m', 'fde_m', 'progress', 'realism_meta'])
+      expect(mean[k]).toEqual(expect.any(Number));
+    const metrics = JSON.parse(fs.readFileSync(path.join(out, 'metrics.json'), 'utf8'));
+    expect(metrics.rows.map((r: { scenario: string }) => r.scenario)).toEqual(['straight-road', 'second']);
+    expect(fs.readFileSync(path.join(out, 'metrics.csv'), 'utf8').trim().split('\n').length).toBe(4);
+    const back = readRolloutSet(out);
+    expect(back.map((s) => s.id)).toEqual(['straight-road', 'second']);
+  });
+
+  it('exports Parquet that a Parquet reader opens with the documented columns', async () => {
+    const r = await runExport({ rollouts: out, format: 'parquet' });
+    const traj = r.files.find((f) => f.endsWith('trajectories.parquet'))!;
+    const buf = fs.readFileSync(traj);
+    const ab = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength);
+    expect(Number(parquetMetadata(ab).num_rows)).toBe(3 * 31 + 2 * 31);
+    const rows = await parquetReadObjects({ file: ab, rowEnd: 1 });
+    expect(Object.keys(rows[0])).toEqual([
+      'scenario_id',
+      'step',
+      'agent_id',
+      'type',
+      'x',
+      'y',
+      'z',
+      'yaw',
+      'vx',
+      'vy',
+      'valid',
+    ]);
+    expect(r.files.map((f) => path.basename(f)).sort()).toEqual(
+      ['agents', 'lane_links', 'lane_points', 'lanes', 'map_points', 'traffic_lights', 'trajectories']
+        .map((n) => `${n}.parquet`)
+        .sort(),
+    );
+  });
+
+  it('exports WOMD TFRecords, Arrow and JSON that re-import to the same rollouts', async () => {
+    const rolled = readRolloutSet(out);
+    for (const format of ['womd', 'arrow', 'json']) {
+      const r = await runExport({ rollouts: out, format });
+      const src =
+        format === 'womd'
+          ? r.files[0]
+          : format === 'arrow'
+            ? path.join(path.dirname(r.files[0]), 'scenarios')
+            : path.dirname(r.files[0]);
+      const back = loadScenarios(src).map((l) => l.scenario);
+      expect(back.map((s) => s.id)).toEqual(rolled.map((s) => s.id));
+      back.forEach((s, i) => {
+        for (const k of ['x', 'y', 'yaw', 'valid'] as const)
+          expect(Array.from(s.agents[k])).toEqual(Array.from(rolled[i].agents[k]));
+        expect(s.map.lanes.map((l) => l.id)).toEqual(rolled[i].map.lanes.map((l) => l.id));
+      });
+    }
+  });
+
+  it('renders LiDAR logs of the rollouts with box labels', async () => {
+    const r = await runExport({
+      rollouts: out,
+      format: 'json',
+      lidar: true,
+      lidarModel: 'vlp32',
+      lidarFrames: 2,
+    });
+    const dir = r.files.find((f) => f.includes(`${path.sep}lidar${path.sep}`))!;
+    const log = await LogReader.open(dir);
+    try {
+      expect(log.meta.frameCount).toBe(2);
+      const frame = await log.readFrame(0);
+      expect(frame.points.x.length).toBeGreaterThan(1000);
+      const labels = await log.readBoxes('labels');
+      expect(labels!.frameIndex.length).toBeGreaterThan(0);
+      // The car 20 m ahead of the ego is hit by the sensor.
+      expect(Math.max(...labels!.numPoints)).toBeGreaterThan(10);
+    } finally {
+      await log.close();
+    }
+  });
+
+  it('fails with one line naming the file on a truncated TFRecord', () => {
+    const bad = path.join(tmp, 'cut.tfrecord');
+    fs.writeFileSync(
+      bad,
+      fs.readFileSync(realData('womd', 'motion_data_one_scenario.tfrecord')).subarray(0, 4000),
+    );
+    const p = spawnSync(
+      process.execPath,
+      [
+        path.join(REPO_ROOT, 'bin', 'drivekit.js'),
+        'sim',
+        '--scenarios',
+        bad,
+        '--agents',
+        'idm',
+        '--out',
+        path.join(tmp, 'x'),
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(p.status).toBe(1);
+    expect(p.stderr.trim()).toMatch(
+      /^drivekit: .*cut\.tfrecord: truncated TFRecord: record 0 at byte 0 declares 952947 data bytes but only 3984 remain$/,
+    );
+    expect(fs.existsSync(path.join(tmp, 'x'))).toBe(false);
+  });
+
+  it('refuses a scenario without valid agents', async () => {
+    const empty = straightRoadScenario();
+    empty.agents.valid.fill(0);
+    const f = path.join(tmp, 'empty.json');
+    saveScenario(empty, f);
+    await expect(runSim({ scenarios: f, agents: 'cv', out: path.join(tmp, 'y') })).rejects.toThrow(
+      /empty\.json: scenario 'straight-road': no agent is valid at any step/,
+    );
+  });
+});
