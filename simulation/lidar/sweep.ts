@@ -3,6 +3,7 @@
 // are binned by bearing per frame, so the cost per ray does not grow with the number of agents). Returns keep
 // the reflectivity · cos(incidence) / range² test, random dropout and range noise; points come out in the
 // sensor (vehicle) frame at the frame's timestamp, which is mid-sweep.
+import { MESH_INSET_M } from './agentMeshes.ts';
 import { type LidarConfig, sweepPeriodS } from './beams.ts';
 import { groundMaterialAt, type LidarWorld } from './lidarWorld.ts';
 import { MAT } from './materials.ts';
@@ -226,7 +227,8 @@ export function renderColumns(
   let rays = 0;
   for (let col = col0; col < col1; col++) {
     const tOff = ((col + 0.5) / na) * period;
-    const w = (tOff - halfPeriod) / halfPeriod;
+    // Where in the sweep this column fires, −1 … 1 around the frame time (0 when the world is frozen).
+    const w = cfg.motion ? (tOff - halfPeriod) / halfPeriod : 0;
     lerpKey(s, 0, w, keyScratch);
     const ox = keyScratch[0];
     const oy = keyScratch[1];
@@ -249,9 +251,10 @@ export function renderColumns(
       cPz[nc] = keyScratch[2];
       cCos[nc] = Math.cos(keyScratch[3]);
       cSin[nc] = Math.sin(keyScratch[3]);
-      cInvL[nc] = 1 / sizes[3 * i];
-      cInvW[nc] = 1 / sizes[3 * i + 1];
-      cInvH[nc] = 1 / sizes[3 * i + 2];
+      // The mesh sits MESH_INSET_M inside the agent's box (see agentMeshes.ts).
+      cInvL[nc] = 1 / Math.max(0.01, sizes[3 * i] - 2 * MESH_INSET_M);
+      cInvW[nc] = 1 / Math.max(0.01, sizes[3 * i + 1] - 2 * MESH_INSET_M);
+      cInvH[nc] = 1 / Math.max(0.01, sizes[3 * i + 2] - MESH_INSET_M);
       cAgent[nc] = i;
       nc++;
     }

@@ -9,7 +9,7 @@ import {
   Matrix4,
   PlaneGeometry,
 } from 'three';
-import { buildAgentTemplates, templateFor } from '../lidar/agentMeshes.ts';
+import { buildAgentTemplates, meshSize, templateFor } from '../lidar/agentMeshes.ts';
 import { MAT } from '../lidar/materials.ts';
 import {
   type TaggedGeometry,
@@ -202,7 +202,7 @@ export function townStaticGeometry(town: Town): TaggedGeometry {
     const k = a * town.scenario.numSteps;
     const tpl = templates[templateFor(town.traffic.classes[a], tr.length[a], tr.height[a])];
     const m = place(tr.x[k], tr.y[k], tr.z[k] - tr.height[a] / 2, tr.yaw[k]).multiply(
-      new Matrix4().makeScale(tr.length[a], tr.width[a], tr.height[a]),
+      new Matrix4().makeScale(...meshSize(tr.length[a], tr.width[a], tr.height[a])),
     );
     const placed = transformTagged(tpl, m);
     const paint = town.traffic.paint[a] & 7;
