@@ -20,6 +20,12 @@ export interface RuntimeOptions {
   profilePrefix?: string;
   /** onnxruntime log level: 0 verbose … 3 errors only (default 3). */
   logLevel?: 0 | 1 | 2 | 3 | 4;
+  /** onnxruntime's CPU memory arena (default on); off, freed buffers go back to malloc. */
+  memArena?: boolean;
+  /** Let idle intra-op threads spin-wait for work (default on, onnxruntime's default). */
+  spin?: boolean;
+  /** Plan all intermediate buffers of a run as one block from the first run's shapes (default on). */
+  memPattern?: boolean;
 }
 
 export const RUNTIME_DEFAULTS = {
@@ -27,6 +33,9 @@ export const RUNTIME_DEFAULTS = {
   threads: 0, // 0 = all cores
   optimization: 'all' as const,
   logLevel: 3 as const,
+  memArena: true,
+  spin: true,
+  memPattern: true,
 };
 
 /** Thrown when the requested device cannot be used; the message says how to fix it. */
@@ -57,10 +66,13 @@ export function sessionOptions(opts: RuntimeOptions = {}): ort.InferenceSession.
     interOpNumThreads: 1,
     executionMode: 'sequential',
     graphOptimizationLevel: opts.optimization ?? RUNTIME_DEFAULTS.optimization,
-    enableCpuMemArena: true,
-    enableMemPattern: true,
+    enableCpuMemArena: opts.memArena ?? RUNTIME_DEFAULTS.memArena,
+    enableMemPattern: opts.memPattern ?? RUNTIME_DEFAULTS.memPattern,
     logSeverityLevel: opts.logLevel ?? RUNTIME_DEFAULTS.logLevel,
   };
+  if (!(opts.spin ?? RUNTIME_DEFAULTS.spin)) {
+    o.extra = { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } };
+  }
   if (opts.profilePrefix) {
     o.enableProfiling = true;
     o.profileFilePrefix = opts.profilePrefix;

@@ -94,6 +94,12 @@ export const GRAD_CASES: GradCase[] = [
     float32: 'Conv has only a float32 kernel',
   },
   {
+    name: "Conv ('same' 3×3, stride 1: input gradient as a flipped-kernel conv)",
+    inputs: { x: s(2, 3, 5, 6), w: s(4, 3, 3, 3), b: s(4) },
+    fn: (_, x) => o.conv(x.x, x.w, x.b, { padding: 'same' }),
+    float32: 'Conv has only a float32 kernel',
+  },
+  {
     name: 'Conv (dilation 2, groups 2, asymmetric pads)',
     inputs: { x: s(1, 4, 7, 7), w: s(6, 2, 3, 2) },
     fn: (_, x) => o.conv(x.x, x.w, null, { dilation: 2, groups: 2, padding: [1, 0, 2, 1] }),
