@@ -90,6 +90,8 @@ interface AgentCulling {
   binList: Int32Array;
   beamLo: Int32Array;
   beamHi: Int32Array;
+  /** Ground distance from the sensor below which the agent cannot be hit (bins are sorted by it). */
+  nearM: Float64Array;
 }
 
 function cullAgents(r: SweepRenderer, scene: SweepScene): AgentCulling {
@@ -103,6 +105,7 @@ function cullAgents(r: SweepRenderer, scene: SweepScene): AgentCulling {
   const ranges: [number, number][][] = [];
   const beamLo = new Int32Array(n);
   const beamHi = new Int32Array(n);
+  const nearM = new Float64Array(n);
   const nb = r.elevRad.length;
   const binW = TWO_PI / BINS;
   const margin = (0.5 * Math.PI) / 180;
@@ -117,6 +120,7 @@ function cullAgents(r: SweepRenderer, scene: SweepScene): AgentCulling {
     );
     const rad = 0.5 * Math.hypot(scene.agentSize[3 * i], scene.agentSize[3 * i + 1]) + move + egoMove;
     const dist = Math.hypot(cx - ex, cy - ey);
+    nearM[i] = Math.max(0, dist - rad);
     const list: [number, number][] = [];
     if (dist <= rad + 0.5) {
       list.push([0, BINS - 1]);
@@ -157,7 +161,13 @@ function cullAgents(r: SweepRenderer, scene: SweepScene): AgentCulling {
   const fill = counts.slice(0, BINS);
   for (let i = 0; i < n; i++)
     for (const [a, b] of ranges[i]) for (let bin = a; bin <= b; bin++) binList[fill[bin]++] = i;
-  return { binStart: counts, binList, beamLo, beamHi };
+  // Nearest first within each bin, so a ray can stop at the first agent that starts beyond its current hit
+  // (front-to-back, like a top-level BVH): far agents hidden behind near ones cost nothing.
+  for (let bin = 0; bin < BINS; bin++) {
+    const part = binList.subarray(counts[bin], counts[bin + 1]);
+    if (part.length > 1) part.sort((p, q) => nearM[p] - nearM[q] || p - q);
+  }
+  return { binStart: counts, binList, beamLo, beamHi, nearM };
 }
 
 // Per-column scratch for candidate agents (pose at the column's time and its inverse-scale transform).
@@ -171,6 +181,7 @@ const cInvL = new Float64Array(MAX_CANDIDATES);
 const cInvW = new Float64Array(MAX_CANDIDATES);
 const cInvH = new Float64Array(MAX_CANDIDATES);
 const cAgent = new Int32Array(MAX_CANDIDATES);
+const cNear = new Float64Array(MAX_CANDIDATES);
 const keyScratch = new Float64Array(4);
 
 /**
@@ -256,6 +267,7 @@ export function renderColumns(
       cInvW[nc] = 1 / Math.max(0.01, sizes[3 * i + 1] - 2 * MESH_INSET_M);
       cInvH[nc] = 1 / Math.max(0.01, sizes[3 * i + 2] - MESH_INSET_M);
       cAgent[nc] = i;
+      cNear[nc] = cull.nearM[i];
       nc++;
     }
     for (let b = 0; b < nb; b++) {
@@ -280,6 +292,8 @@ export function renderColumns(
         kind = 2;
       }
       for (let c = 0; c < nc; c++) {
+        // Candidates are sorted by ground distance, a lower bound of the hit distance along the ray.
+        if (cNear[c] > tMax) break;
         const i = cAgent[c];
         if (b < cull.beamLo[i] || b > cull.beamHi[i]) continue;
         // The ray in the template's unit-box frame: translate, rotate by −yaw, scale by 1/size.
