@@ -59,9 +59,14 @@ export interface BoxArrays {
  * lies in neighbouring cells. Returns the number of colliding agents.
  */
 export function markCollisions(n: number, b: BoxArrays, grid: SpatialGrid, out: Uint8Array): number {
+  // Bounding-circle radii once per call (reused buffer), and cells as large as the largest diagonal.
+  if (radius.length < n) radius = new Float64Array(Math.max(n, 2 * radius.length));
   let maxDiag = 1;
-  for (let i = 0; i < n; i++)
-    if (b.valid[i]) maxDiag = Math.max(maxDiag, Math.hypot(b.length[i], b.width[i]));
+  for (let i = 0; i < n; i++) {
+    const r = Math.sqrt(b.length[i] * b.length[i] + b.width[i] * b.width[i]) / 2;
+    radius[i] = r;
+    if (b.valid[i] && 2 * r > maxDiag) maxDiag = 2 * r;
+  }
   grid.build(n, b.x, b.y, b.valid, b.group, maxDiag);
   out.fill(0, 0, n);
   const { start, items } = grid;
@@ -70,7 +75,7 @@ export function markCollisions(n: number, b: BoxArrays, grid: SpatialGrid, out: 
     if (!b.valid[i]) continue;
     const xi = b.x[i];
     const yi = b.y[i];
-    const ri = Math.hypot(b.length[i], b.width[i]) / 2;
+    const ri = radius[i];
     const gi = b.group[i];
     const cx = grid.cellOf(xi);
     const cy = grid.cellOf(yi);
@@ -80,10 +85,10 @@ export function markCollisions(n: number, b: BoxArrays, grid: SpatialGrid, out: 
         for (let p = start[bk]; p < start[bk + 1]; p++) {
           const j = items[p];
           if (j <= i || b.group[j] !== gi) continue;
-          const rj = Math.hypot(b.length[j], b.width[j]) / 2;
+          const rr = ri + radius[j];
           const dx = b.x[j] - xi;
           const dy = b.y[j] - yi;
-          if (dx * dx + dy * dy >= (ri + rj) * (ri + rj)) continue;
+          if (dx * dx + dy * dy >= rr * rr) continue;
           if (
             boxesOverlap(
               xi,
@@ -109,6 +114,8 @@ export function markCollisions(n: number, b: BoxArrays, grid: SpatialGrid, out: 
   }
   return count;
 }
+
+let radius = new Float64Array(0);
 
 /** Per agent: 1 when an evaluated agent overlaps another agent at any step of [from, to). */
 export function collidedAgents(

@@ -63,6 +63,25 @@ function sample(f: Float32Array, evaluated: Uint8Array, T: number, from: number,
   return out;
 }
 
+// The log's features depend only on the scenario (and which agents are evaluated): computed once per
+// scenario object, since training evaluates the same scenarios again and again.
+const logCache = new WeakMap<Scenario, { key: string; f: TrajectoryFeatures }>();
+
+function logFeatures(
+  s: Scenario,
+  evaluated: Uint8Array,
+  from: number,
+  to: number,
+  grid: SpatialGrid,
+): TrajectoryFeatures {
+  const key = `${from}:${to}:${evaluated.join('')}`;
+  const hit = logCache.get(s);
+  if (hit && hit.key === key) return hit.f;
+  const f = trajectoryFeatures(s, s.agents, evaluated, from, to, mapIndex(s.map), undefined, grid);
+  logCache.set(s, { key, f });
+  return f;
+}
+
 /** Agents evaluated in a rollout: controlled ones valid in the log at the current step. */
 export function evaluatedAgents(s: Scenario): Uint8Array {
   const T = s.numSteps;
@@ -84,7 +103,7 @@ export function scenarioMetrics(
   const canViolate = Uint8Array.from(s.agents.types, (t) => (t === 'vehicle' || t === 'cyclist' ? 1 : 0));
   const hasRoad = m.field.source !== 'none';
   const fs = trajectoryFeatures(s, sim, evaluated, from, to, m, undefined, grid);
-  const fl = trajectoryFeatures(s, s.agents, evaluated, from, to, m, undefined, grid);
+  const fl = logFeatures(s, evaluated, from, to, grid);
   const lines = signalLines(s, m);
   const rates = (f: TrajectoryFeatures, tr: Trajectories) => ({
     collision: meanOf(collidedAgents(f, T, evaluated, from, to), evaluated),
