@@ -9,7 +9,7 @@ import { readWomdFile } from '../datasets/womd.ts';
 import { av2ToScenario } from './import/av2Scenario.ts';
 import { womdToScenario } from './import/womdScenario.ts';
 import type { Scenario } from './scenario.ts';
-import { isScenarioDir, loadScenario } from './scenarioIo.ts';
+import { isScenarioDir, loadScenario, SCENARIO_JSON_FORMAT } from './scenarioIo.ts';
 import { validateScenario } from './validateScenario.ts';
 
 export interface LoadedScenario {
@@ -45,9 +45,23 @@ function loadOne(p: string): LoadedScenario[] {
   return [{ scenario: loadScenario(p), file: p }];
 }
 
+/** True when a .json file is a drivekit scenario (other JSON files in a folder, e.g. meta.json, are not). */
+function isScenarioJson(p: string): boolean {
+  const fd = fs.openSync(p, 'r');
+  try {
+    const head = Buffer.alloc(256);
+    const n = fs.readSync(fd, head, 0, 256, 0);
+    return head.subarray(0, n).toString('utf8').includes(SCENARIO_JSON_FORMAT);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /**
  * Scenarios from a path: a scenario file/directory, a WOMD TFRecord, an AV2 log, or a directory whose
- * entries are any of these (sorted by name; other files are ignored). Throws InputError when none.
+ * entries are any of these (sorted by name; other files are ignored, and a scenario id met twice — a
+ * synthetic log holds its scenario as both scenario.json and scenario/ — is kept once). Throws
+ * InputError when there is none.
  */
 export function loadScenarios(input: string): LoadedScenario[] {
   if (!fs.existsSync(input)) throw new InputError(input, 'no such file or directory');
@@ -58,13 +72,14 @@ export function loadScenarios(input: string): LoadedScenario[] {
     if (name.startsWith('.')) continue;
     const p = path.join(input, name);
     const dir = fs.statSync(p).isDirectory();
-    if (name.endsWith('.json') || isTfRecord(name) || (dir && (isScenarioDir(p) || isAv2Log(p))))
-      out.push(...loadOne(p));
+    const json = !dir && name.endsWith('.json') && isScenarioJson(p);
+    if (json || isTfRecord(name) || (dir && (isScenarioDir(p) || isAv2Log(p)))) out.push(...loadOne(p));
   }
   if (out.length === 0)
     throw new InputError(
       input,
       'no scenarios here (.json, scenario directories, .tfrecord files or AV2 logs)',
     );
-  return out;
+  const seen = new Set<string>();
+  return out.filter((l) => !seen.has(l.scenario.id) && seen.add(l.scenario.id));
 }
