@@ -24,6 +24,10 @@ export interface GradContext {
   readonly dy: readonly (Tensor | null)[];
   /** needs[i]: is a gradient for input i wanted? Rules skip work for the others. */
   readonly needs: readonly boolean[];
+  /** Nodes on the gradient path that read `t`, with the input position (for pattern-aware rules). */
+  consumers(t: Tensor): readonly { node: Node; index: number }[];
+  /** The final gradient of a tensor that later nodes produce (null if none reaches the loss). */
+  gradOf(t: Tensor): Tensor | null;
 }
 
 /** A rule returns the gradient for each input (null/undefined where none is wanted or defined). */
@@ -70,16 +74,29 @@ export function grad(loss: Tensor, wrt: readonly Tensor[], opts: GradOptions = {
     return contribs.get(t)![0];
   };
 
+  const readers = new Map<Tensor, { node: Node; index: number }[]>();
+  for (const n of path) {
+    n.inputs.forEach((t, index) => {
+      if (!t) return;
+      const list = readers.get(t);
+      if (list) list.push({ node: n, index });
+      else readers.set(t, [{ node: n, index }]);
+    });
+  }
+  const done = new Set<Tensor>();
+  const consumers = (t: Tensor) => readers.get(t) ?? [];
+  const gradOf = (t: Tensor) => (done.has(t) ? total(t) : null);
+
   for (let k = path.length - 1; k >= 0; k--) {
     const n = path[k];
     const dy = g.scope(`grad/${n.name}`, () => n.outputs.map(total));
+    for (const o of n.outputs) done.add(o);
     if (dy.every((d) => d === null)) continue;
     const rule = GRAD_RULES[n.op];
     if (!rule) throw new ShapeError(`grad: no gradient rule for op ${n.op} (node ${n.name})`);
     const needs = n.inputs.map((t) => t !== null && live.has(t));
-    const dx = g.scope(`grad/${n.name}`, () =>
-      rule({ graph: g, node: n, x: n.inputs, y: n.outputs, dy, needs }),
-    );
+    const ctx: GradContext = { graph: g, node: n, x: n.inputs, y: n.outputs, dy, needs, consumers, gradOf };
+    const dx = g.scope(`grad/${n.name}`, () => rule(ctx));
     n.inputs.forEach((t, i) => {
       const d = dx[i];
       if (!t || !needs[i] || !d) return;

@@ -279,8 +279,19 @@ export const GRAD_RULES: Record<string, GradRule> = {
   },
   Softmax: (c) => {
     const y = c.y[0];
+    const dy = c.dy[0]!;
     const axis = intAttr(c.node, 'axis', -1);
-    const dyy = o.mul(c.dy[0]!, y);
+    // dx = y ⊙ (dy − Σ dy ⊙ y). In attention (softmax(s) @ v and nothing else reads it),
+    // Σ_j dy·y = Σ_d dctx·ctx (FlashAttention's trick): the row sums come from the small [.., T, d]
+    // output instead of another pass over the T×T weights.
+    const users = c.consumers(y);
+    const last = axis === -1 || axis === y.rank - 1;
+    if (last && users.length === 1 && users[0].node.op === 'MatMul' && users[0].index === 0) {
+      const out = users[0].node.outputs[0];
+      const dOut = c.gradOf(out);
+      if (dOut) return [o.mul(y, o.sub(dy, o.reduceSum(o.mul(dOut, out), -1, true)))];
+    }
+    const dyy = o.mul(dy, y);
     return [o.sub(dyy, o.mul(y, o.reduceSum(dyy, axis, true)))];
   },
   LogSoftmax: (c) => {

@@ -3,6 +3,8 @@
 import type { Graph, Tensor } from '../../../core/nn/graph.ts';
 import type { GradCheckInput } from '../../../core/nn/gradcheck.ts';
 import * as o from '../../../core/nn/ops/index.ts';
+import { ParamStore } from '../../../core/nn/params.ts';
+import { multiHeadAttention } from '../../../core/nn/attention.ts';
 
 export interface GradCase {
   name: string;
@@ -52,6 +54,19 @@ export const GRAD_CASES: GradCase[] = [
   { name: 'Abs', inputs: { a: s(3, 5) }, fn: (_, x) => o.abs(x.a) },
   { name: 'Sin/Cos', inputs: { a: s(6) }, fn: (_, x) => o.mul(o.sin(x.a), o.cos(x.a)) },
   { name: 'Softmax', inputs: { a: s(2, 3, 4) }, fn: (_, x) => o.softmax(x.a, 1) },
+  {
+    name: 'Softmax feeding a MatMul (attention: row sums from the output)',
+    inputs: { s: s(2, 3, 4), v: s(2, 4, 5) },
+    fn: (_, x) => o.matmul(o.softmax(x.s, -1), x.v),
+  },
+  {
+    name: 'Multi-head attention with a causal mask',
+    inputs: { x: s(2, 4, 8) },
+    fn: (_, x) => {
+      const ps = new ParamStore({ dtype: 'float64', seed: 3 });
+      return multiHeadAttention(ps, 'attn', { dim: 8, heads: 2 })(x.x, { causal: true });
+    },
+  },
   { name: 'LogSoftmax', inputs: { a: s(3, 5) }, fn: (_, x) => o.logSoftmax(x.a, -1) },
   // linear algebra
   {

@@ -83,6 +83,21 @@ describe('gradient control', () => {
     expect(neededNodes(g, [da]).some((n) => n.op === 'Tanh')).toBe(false);
   });
 
+  it('the softmax gradient in attention takes its row sums from the small output, not the weights', () => {
+    const ps = new ParamStore();
+    const g = new Graph();
+    const scores = g.param(ps.add('s', [2, 16, 16], { kind: 'uniform', bound: 1 }));
+    const v = g.param(ps.add('v', [2, 16, 4], { kind: 'uniform', bound: 1 }));
+    const weights = o.softmax(scores, -1);
+    const out = o.matmul(weights, v);
+    const before = g.nodes.length;
+    grad(o.reduceSum(o.mul(out, out)), [scores, v]);
+    const softmaxNode = weights.source.kind === 'node' ? weights.source.node.name : '';
+    const rule = g.nodes.slice(before).filter((n) => n.name.startsWith(`grad/${softmaxNode}/`));
+    expect(rule.some((n) => n.inputs.includes(out))).toBe(true);
+    expect(rule.filter((n) => n.op === 'ReduceSum').every((n) => n.inputs[0]!.shape[2] === 4)).toBe(true);
+  });
+
   it('differentiates through symbolic batch sizes (Reshape, ReduceMean)', async () => {
     const ps = new ParamStore({ dtype: 'float64' });
     const w = ps.add('w', [3, 2], { kind: 'uniform', bound: 1 });
