@@ -32,6 +32,12 @@ export interface LidarConfig {
   motion: boolean;
   /** Seed of the per-ray noise (combined with the frame index, so frames are independent and reproducible). */
   noiseSeed: number;
+  /**
+   * The recording car's own body below the sensor, as a box in the sensor frame; rays into it return nothing
+   * (null: no self-occlusion). The default is fitted to KITTI 0048, where beams below −17.5° are missing behind the
+   * car, below about −21° in front, and none to the sides.
+   */
+  egoBody: { xMinM: number; xMaxM: number; halfWidthM: number; topM: number } | null;
 }
 
 function linspace(a: number, b: number, n: number): number[] {
@@ -61,6 +67,9 @@ const BASE: Omit<
   minReturn: 1.5e-4,
   motion: true,
   noiseSeed: 1,
+  // 0.5 m below the sensor, 1.6 m back, 1.3 m forward, 0.9 m to each side: tan⁻¹(0.5/1.6) = 17.4° behind,
+  // tan⁻¹(0.5/1.3) = 21° ahead, tan⁻¹(0.5/0.9) = 29° to the sides (below every beam).
+  egoBody: { xMinM: -1.6, xMaxM: 1.3, halfWidthM: 0.9, topM: -0.5 },
 };
 
 export const LIDAR_PRESETS: Record<LidarModel, LidarConfig> = {
@@ -96,7 +105,13 @@ export const LIDAR_PRESETS: Record<LidarModel, LidarConfig> = {
 export function lidarConfig(model: LidarModel, over: Partial<LidarConfig> = {}): LidarConfig {
   const preset = LIDAR_PRESETS[model];
   if (!preset) throw new Error(`unknown LiDAR model '${model}' (expected ${LIDAR_MODELS.join(', ')})`);
-  return { ...preset, ...over, elevationsDeg: [...(over.elevationsDeg ?? preset.elevationsDeg)] };
+  const egoBody = over.egoBody === undefined ? preset.egoBody : over.egoBody;
+  return {
+    ...preset,
+    ...over,
+    elevationsDeg: [...(over.elevationsDeg ?? preset.elevationsDeg)],
+    egoBody: egoBody && { ...egoBody },
+  };
 }
 
 export function beamCount(cfg: LidarConfig): number {

@@ -217,6 +217,7 @@ export function renderColumns(
   const dropout = cfg.dropoutProb;
   const sigma = cfg.rangeNoiseM;
   const seed = cfg.noiseSeed;
+  const body = cfg.egoBody;
   const cull = cullAgents(r, scene);
   const keys = scene.agentKeys;
   const sizes = scene.agentSize;
@@ -251,6 +252,16 @@ export function renderColumns(
     worldAz -= TWO_PI * Math.floor((worldAz + Math.PI) / TWO_PI);
     const ca = Math.cos(worldAz);
     const sa = Math.sin(worldAz);
+    // Self-occlusion: horizontal distance from the sensor to the edge of the ego body along this azimuth; a
+    // downward ray is blocked when it drops below the body's top before that distance.
+    let bodyReach = 0;
+    if (body) {
+      const cs = Math.cos(az);
+      const sn = Math.sin(az);
+      const rx = cs > 1e-9 ? body.xMaxM / cs : cs < -1e-9 ? body.xMinM / cs : Infinity;
+      const ry = Math.abs(sn) > 1e-9 ? body.halfWidthM / Math.abs(sn) : Infinity;
+      bodyReach = Math.min(rx, ry);
+    }
     // Candidate agents of this bearing, at this column's time.
     const bin = Math.min(BINS - 1, Math.floor(((worldAz + Math.PI) / TWO_PI) * BINS));
     let nc = 0;
@@ -275,6 +286,8 @@ export function renderColumns(
       const dx = cosEl[b] * ca;
       const dy = cosEl[b] * sa;
       const dz = sinEl[b];
+      // Into the ego's own body (top at body.topM < 0): no return.
+      if (body && dz < 0 && -body.topM * cosEl[b] < -dz * bodyReach) continue;
       let tMax = maxRange;
       let kind = 0;
       let tri = -1;

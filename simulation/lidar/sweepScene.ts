@@ -21,10 +21,11 @@ export function agentCountOf(s: SweepScene): number {
   return s.agentTemplate.length;
 }
 
-/** Interpolated state of agent row `a` of the tracks at time step + dtFrac (fraction of a step, may be ±). */
+/** Interpolated state of agent row `a` of the tracks at step + frac (a fraction of a step, may be ±). */
 function stateAt(
   tr: AgentTracks,
   numSteps: number,
+  dtS: number,
   a: number,
   step: number,
   frac: number,
@@ -44,8 +45,8 @@ function stateAt(
       tr.yaw[k] + w * dyaw,
     ];
   }
-  // No neighbouring step: extrapolate with the recorded velocity.
-  return [tr.x[k] + frac * tr.vx[k], tr.y[k] + frac * tr.vy[k], tr.z[k], tr.yaw[k]];
+  // No neighbouring step: extrapolate with the recorded velocity (m/s) over frac · dt seconds.
+  return [tr.x[k] + frac * dtS * tr.vx[k], tr.y[k] + frac * dtS * tr.vy[k], tr.z[k], tr.yaw[k]];
 }
 
 export interface SceneFromTracksOptions {
@@ -71,7 +72,7 @@ export function sweepSceneFromTracks(tr: AgentTracks, o: SceneFromTracksOptions)
   const sensor = new Float64Array(12);
   const egoH = tr.height[o.egoRow];
   fracs.forEach((f, j) => {
-    const [x, y, z, yaw] = stateAt(tr, o.numSteps, o.egoRow, o.step, f);
+    const [x, y, z, yaw] = stateAt(tr, o.numSteps, o.dtS, o.egoRow, o.step, f);
     sensor.set([x, y, z - egoH / 2 + o.mountHeightM, yaw], 4 * j);
   });
   const rows: number[] = [];
@@ -86,7 +87,7 @@ export function sweepSceneFromTracks(tr: AgentTracks, o: SceneFromTracksOptions)
   const agentPaint = new Uint8Array(n);
   rows.forEach((a, i) => {
     fracs.forEach((f, j) => {
-      const [x, y, z, yaw] = stateAt(tr, o.numSteps, a, o.step, f);
+      const [x, y, z, yaw] = stateAt(tr, o.numSteps, o.dtS, a, o.step, f);
       agentKeys.set([x, y, z - tr.height[a] / 2, yaw], 12 * i + 4 * j);
     });
     agentSize[3 * i] = tr.length[a];

@@ -193,6 +193,28 @@ export function placeStaticWorld(net: RoadNetwork, cfg: TownConfig, rng: Rng): S
         param: kind === 'building' && rFrontage.chance(0.45) ? rFrontage.uniform(1.5, 4) : 0,
       };
       if (tryPlace(o, 0.3, kind === 'building' ? 1 : 0.3) && kind === 'building') {
+        // Front garden closed off at the back of the sidewalk by a hedge or a low wall/fence.
+        if (setback > 1.2 && rFrontage.chance(cfg.frontBoundaryShare)) {
+          const hedge = rFrontage.chance(0.6);
+          const thick = hedge ? rFrontage.uniform(0.5, 0.9) : 0.2;
+          const boff = side * (half + cfg.sidewalkWidthM + 0.2 + thick / 2);
+          tryPlace(
+            {
+              kind: hedge ? 'hedge' : 'wall',
+              x: f.x + f.nx * boff,
+              y: f.y + f.ny * boff,
+              z: 0,
+              yaw: f.heading,
+              length: width * rFrontage.uniform(0.85, 1.1),
+              width: thick,
+              height: hedge ? rFrontage.uniform(0.9, 1.8) : rFrontage.uniform(0.7, 1.3),
+              variant: rFrontage.int(0, 3),
+              param: 0,
+            },
+            0.1,
+            0.1,
+          );
+        }
         // Bushes in the front yard.
         const nb = Math.round((cfg.bushesPer100M * width) / 100 + rFrontage.uniform(-0.5, 0.5));
         for (let k = 0; k < nb; k++) {

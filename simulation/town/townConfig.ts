@@ -46,6 +46,8 @@ export interface TownConfig {
   /** Share of frontage pieces that are a garden wall or a hedge instead of a building. */
   wallShare: number;
   hedgeShare: number;
+  /** Share of buildings whose front garden is closed off at the sidewalk by a hedge or a low fence/wall. */
+  frontBoundaryShare: number;
   /** Share of road sides lined with trees, and the spacing of trees (m). */
   treeSideShare: number;
   treeSpacingM: [number, number];
@@ -99,18 +101,19 @@ export const DEFAULT_TOWN: TownConfig = {
   crosswalkWidthM: 4,
   speedLimitMps: 11.1,
   multiLaneSpeedLimitMps: 13.9,
-  buildingSetbackM: [1, 6],
+  buildingSetbackM: [1, 5],
   buildingWidthM: [8, 22],
   buildingDepthM: [8, 15],
   buildingHeightM: [5, 15],
-  buildingGapM: [1.5, 9],
+  buildingGapM: [1, 5],
   wallShare: 0.12,
   hedgeShare: 0.1,
-  treeSideShare: 0.6,
-  treeSpacingM: [7, 13],
+  frontBoundaryShare: 0.6,
+  treeSideShare: 0.8,
+  treeSpacingM: [6, 11],
   poleSpacingM: 28,
-  bushesPer100M: 6,
-  blockTreesPerBlock: 10,
+  bushesPer100M: 12,
+  blockTreesPerBlock: 20,
   cars: 38,
   vans: 4,
   trucks: 3,

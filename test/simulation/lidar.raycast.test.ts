@@ -43,6 +43,8 @@ function bruteForce(t: TaggedGeometry, o: number[], d: number[], tMax: number): 
   return best;
 }
 
+const cfgElevation = (ring: number) => lidarConfig('hdl64').elevationsDeg[ring];
+
 const staticSensor = (z = 1.73): Float64Array => Float64Array.of(0, 0, z, 0, 0, 0, z, 0, 0, 0, z, 0);
 
 function emptyScene(sensor = staticSensor()): SweepScene {
@@ -63,6 +65,7 @@ const exact = (model: 'hdl64' | 'vlp32' | 'os128', over: Partial<LidarConfig> = 
     minReturn: 0,
     motion: false,
     azimuthSteps: 360,
+    egoBody: null,
     ...over,
   });
 
@@ -143,6 +146,26 @@ describe('LiDAR sweep', () => {
     expect(hdl[63]).toBeCloseTo(-24.9, 5);
     expect(lidarConfig('vlp32').elevationsDeg.length).toBe(32);
     expect(lidarConfig('os128').elevationsDeg.length).toBe(128);
+  });
+
+  it("hides the returns blocked by the recording car's own body, behind and in front but not to the sides", () => {
+    const world = buildLidarWorld(null, null, 0);
+    const body = lidarConfig('hdl64').egoBody!;
+    const pts = renderSweep(createSweepRenderer(world, exact('hdl64', { egoBody: body })), emptyScene(), 0);
+    let lowestBehind = Infinity;
+    let lowestSide = Infinity;
+    for (let i = 0; i < pts.count; i++) {
+      const el = cfgElevation(pts.ring[i]);
+      const az = Math.atan2(pts.y[i], pts.x[i]);
+      if (Math.abs(az) > Math.PI - 0.05) lowestBehind = Math.min(lowestBehind, el);
+      if (Math.abs(Math.abs(az) - Math.PI / 2) < 0.05) lowestSide = Math.min(lowestSide, el);
+    }
+    // Straight behind, a beam survives only if it clears the body's top at its rear edge.
+    const limitBehind = (-Math.atan2(-body.topM, -body.xMinM) * 180) / Math.PI;
+    expect(lowestBehind).toBeGreaterThanOrEqual(limitBehind);
+    expect(lowestBehind).toBeLessThan(limitBehind + 1);
+    // To the sides every beam reaches the ground (the body is narrower than the lowest beam's reach at its top).
+    expect(lowestSide).toBeCloseTo(-24.9, 5);
   });
 
   it('sees a wall at its distance, also while the sensor drives towards it (points in the mid-sweep frame)', () => {
