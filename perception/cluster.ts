@@ -19,6 +19,8 @@ export interface ClusterConfig {
 
 export const DEFAULT_CLUSTER_CONFIG: ClusterConfig = {
   rangeM: 40,
+  // 0.3 m: 0.4 m scored a little higher on the sparse synthetic town (raw AP@0.3 0–30 m 36 → 42, refined
+  // 89 → 90) but merged neighbours in the dense real AV2 sweeps (3D AP@0.3 0–30 m 18 → 8).
   voxelM: 0.3,
   voxelZM: 0.5,
   minPoints: 10,

@@ -31,6 +31,13 @@ export interface TrackerConfig {
   yawWeight: number;
   /** Smallest BEV IoU that associates in 'iou' mode. */
   minIou: number;
+  /** 'iou' mode: footprints grown by this on every side before the IoU (thin partial views barely overlap). */
+  iouMarginM: number;
+  /**
+   * 'iou' mode: a detection with too little overlap may still join a one-box track (no velocity yet)
+   * whose centre is within this distance, ranked after every overlapping pair; 0: off.
+   */
+  iouFallbackGateM: number;
   /** A track survives this many frames without a detection (CPD: 16). */
   maxCoastFrames: number;
   /** 'both': forward and backward passes merged; 'forward': one pass. */
@@ -39,11 +46,17 @@ export interface TrackerConfig {
 }
 
 export const DEFAULT_TRACKER_CONFIG: TrackerConfig = {
-  association: 'distance',
+  // BEV IoU: measured on synthetic seeds 1–3, centre distance (CPD) links neighbouring parked cars and
+  // pedestrians through partial views, which poisons the one-size-per-track step (AP@0.3 0–30 m 54 → 63).
+  association: 'iou',
   gate: 3,
   sizeWeight: 0.1,
   yawWeight: 1,
   minIou: 0.1,
+  iouMarginM: 0,
+  // A car followed from behind shows a 0.3 m-deep box that moves ~0.6 m between sweeps: with no velocity
+  // yet, its second box never overlaps the first. (Synthetic seeds 1–3: AP@0.3 0–30 m 89.3 → 88.6.)
+  iouFallbackGateM: 1,
   maxCoastFrames: 16,
   passes: 'both',
   noise: DEFAULT_KALMAN_NOISE,
@@ -186,20 +199,35 @@ function associationCost(
   const dy = world.y[r] - s[1];
   const dist = Math.hypot(dx, dy);
   if (cfg.association === 'iou') {
-    const reach = (Math.hypot(tr.length, tr.width) + Math.hypot(boxes.length[r], boxes.width[r])) / 2;
-    if (dist >= reach) return Infinity;
+    const grow = 2 * cfg.iouMarginM;
+    const reach =
+      (Math.hypot(tr.length + grow, tr.width + grow) +
+        Math.hypot(boxes.length[r] + grow, boxes.width[r] + grow)) /
+      2;
+    if (dist >= Math.max(reach, cfg.iouFallbackGateM)) return Infinity;
     const pred = {
       cx: s[0],
       cy: s[1],
       cz: s[2],
-      length: tr.length,
-      width: tr.width,
+      length: tr.length + grow,
+      width: tr.width + grow,
       height: tr.height,
       yaw: s[3],
     };
-    const det = { ...boxAt(boxes, r), cx: world.x[r], cy: world.y[r], cz: world.z[r], yaw: world.yaw[r] };
+    const det = {
+      ...boxAt(boxes, r),
+      length: boxes.length[r] + grow,
+      width: boxes.width[r] + grow,
+      cx: world.x[r],
+      cy: world.y[r],
+      cz: world.z[r],
+      yaw: world.yaw[r],
+    };
     const iou = bevIou(pred, det);
-    return iou >= cfg.minIou ? 1 - iou : Infinity;
+    if (iou >= cfg.minIou) return 1 - iou;
+    // Costs above 1 rank after every overlapping pair.
+    // Only a track born in the last frame it was seen (one box, no velocity yet) may take this path.
+    return tr.rows.length === 1 && dist < cfg.iouFallbackGateM ? 1 + dist / cfg.iouFallbackGateM : Infinity;
   }
   if (dist >= cfg.gate) return Infinity;
   const m = aligned(tr, r, boxes, world);

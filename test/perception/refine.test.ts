@@ -126,6 +126,49 @@ describe('refinement', () => {
     }
   });
 
+  it('drops walls and poles by their track shape and ranks moving tracks above static ones', () => {
+    const poses = new Float64Array(16 * 20);
+    const rows: BoxRow[] = [];
+    for (let f = 0; f < 20; f++) {
+      poses.set(poseFromTranslationYaw(f, 0, 0, 0), 16 * f);
+      const at = (x: number, y: number, l: number, w: number, h: number, trackId: number, score = 0.8) =>
+        rows.push({
+          frameIndex: f,
+          trackId,
+          cx: x - f,
+          cy: y,
+          cz: h / 2,
+          length: l,
+          width: w,
+          height: h,
+          yaw: 0,
+          score,
+        });
+      at(20, 8, 8, 0.15, 2.5, 1); // a wall
+      at(25, -6, 0.3, 0.3, 3, 2); // a pole
+      at(15, 6, 4.4, 1.8, 1.5, 3); // a parked car
+      at(10 + 1.5 * f, -3, 4.4, 1.8, 1.5, 4, 0.7); // a car driving at 15 m/s (ego: 10 m/s)
+      at(30, 5, 0.6, 0.6, 1.7, 5); // a pedestrian standing
+    }
+    const r = refineTracks(boxesFromRows(rows), { frameCount: 20, poses }, { minTrackFrames: 5 });
+    expect(r.stats.tracksShapeFiltered).toBe(2);
+    expect(r.stats.tracksKept).toBe(3);
+    expect(r.stats.movingTracks).toBe(1);
+    const scoreOf = (x: number) =>
+      r.boxes.score[
+        Array.from(r.boxes.cx).findIndex((cx, i) => r.boxes.frameIndex[i] === 0 && Math.abs(cx - x) < 1)
+      ];
+    // The moving car's raw scores were lower, yet it ranks first.
+    expect(scoreOf(10)).toBeGreaterThan(scoreOf(15));
+    expect(scoreOf(10)).toBeGreaterThan(scoreOf(30));
+    const off = refineTracks(
+      boxesFromRows(rows),
+      { frameCount: 20, poses },
+      { minTrackFrames: 5, maxAspectRatio: null, poleMaxSideM: null },
+    );
+    expect(off.stats.tracksKept).toBe(5);
+  });
+
   it('keeps the visible corner in place when resizing', () => {
     const [cx, cy] = anchorAtVisibleCorner(10, 5, 2, 1, 0.3, 4.5, 1.8);
     const before = boxCornersBev({ cx: 10, cy: 5, cz: 0, length: 2, width: 1, height: 1, yaw: 0.3 });
