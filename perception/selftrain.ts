@@ -7,18 +7,12 @@ import { type Boxes, boxAt, concatBoxes, rowsByFrame, selectBoxes } from '../cor
 import { writeFileAtomic } from '../core/atomic.ts';
 import { countPointsInBox } from '../core/geometry/box.ts';
 import { createProgress, type Progress } from '../core/progress.ts';
-import type { LogReader } from '../datasets/logstore.ts';
+import { type LogReader, writeBoxesFile } from '../datasets/logstore.ts';
 import { type DetectorConfig, DEFAULT_DETECTOR_CONFIG } from './detector/config.ts';
 import { Detector } from './detector/model.ts';
 import { type TrainingFrame, trainDetector, trainingFrame } from './detector/train.ts';
-import {
-  discoverLog,
-  logSequence,
-  type PipelineConfig,
-  type PipelineConfigInput,
-  resolvePipelineConfig,
-} from './discoverLog.ts';
-import { type EvalReport, evaluateBoxes } from './eval/evaluate.ts';
+import { discoverLog, logSequence, type PipelineConfig, resolvePipelineConfig } from './discoverLog.ts';
+import { type EvalReport, type EvalSet, evaluateSets } from './eval/evaluate.ts';
 import { refineTracks } from './refine.ts';
 import { trackBoxes } from './track.ts';
 
@@ -43,19 +37,10 @@ export interface SelfTrainConfig {
   evalBucketsM: [number, number][];
 }
 
-/**
- * The discovery pipeline of self-training: discovery's defaults except one size per track from the 0.8
- * quantile over all its boxes (LISO) rather than its nearest 5% (CPD) — a car passed side-on is nearest
- * when only its side is visible, which collapses the width of every box of its track to a few cm.
- */
-export function resolveSelfTrainPipeline(input: PipelineConfigInput = {}): PipelineConfig {
-  return resolvePipelineConfig({ ...input, refine: { nearestShare: 1, sizeQuantile: 0.8, ...input.refine } });
-}
-
 export const DEFAULT_SELFTRAIN_CONFIG: SelfTrainConfig = {
   rounds: 3,
   detector: DEFAULT_DETECTOR_CONFIG,
-  pipeline: resolveSelfTrainPipeline(),
+  pipeline: resolvePipelineConfig(),
   laterLabelRangeM: null,
   labelScoreThreshold: 0.3,
   laterSteps: null,
@@ -142,6 +127,15 @@ export async function detectLog(detector: Detector, reader: LogReader, progress?
   return concatBoxes(parts);
 }
 
+/** The next round's labels from a round's detections: those scoring ≥ labelScoreThreshold, tracked, refined. */
+export function labelsFromDetections(
+  detections: Boxes,
+  reader: LogReader,
+  cfg: Pick<SelfTrainConfig, 'labelScoreThreshold' | 'pipeline'>,
+): Boxes {
+  return trackAndRefine(aboveScore(detections, cfg.labelScoreThreshold), reader, cfg.pipeline);
+}
+
 /** Boxes with score ≥ `minScore`. */
 function aboveScore(b: Boxes, minScore: number): Boxes {
   const keep: number[] = [];
@@ -166,53 +160,22 @@ async function trainingFrames(
   return out;
 }
 
-/** Score `pred` (concatenated over logs by `perLog`) against the logs' ground truth, pooling frames. */
-function evaluateSet(perLog: { log: SelfTrainLog; boxes: Boxes }[], cfg: SelfTrainConfig): EvalReport | null {
-  // Pool logs by giving each log's frames a disjoint index range; DTC needs per-log poses, so it is
-  // evaluated on the pooled frames with the poses concatenated the same way.
-  const preds: Boxes[] = [];
-  const gts: Boxes[] = [];
-  const poses: Float64Array[] = [];
-  const times: number[] = [];
-  let base = 0;
-  let tBase = 0;
+/**
+ * Score boxes of several logs against their ground truth, pooled (one PR curve, DTC over all frames), with
+ * AP by the range buckets `bucketsM`; null when no log has ground truth.
+ */
+export function scoreOnLogs(
+  perLog: { log: SelfTrainLog; boxes: Boxes }[],
+  bucketsM: [number, number][] = DEFAULT_SELFTRAIN_CONFIG.evalBucketsM,
+): EvalReport | null {
+  const sets: EvalSet[] = [];
   for (const { log, boxes } of perLog) {
     const gt = log.groundTruth === undefined ? groundTruth(log.reader) : log.groundTruth;
     if (!gt) continue;
     const seq = logSequence(log.reader);
-    const timesS = seq.timesS!;
-    preds.push(shiftFrames(boxes, base));
-    gts.push(shiftFrames(gt, base));
-    poses.push(log.reader.poses);
-    // A gap of an hour between logs keeps one log's future out of another's DTC horizon.
-    for (const t of timesS) times.push(tBase + t);
-    tBase += (timesS.length ? timesS[timesS.length - 1] : 0) + 3600;
-    base += log.reader.frameCount;
+    sets.push({ pred: boxes, gt, ego: seq.poses ? { poses: seq.poses, timesS: seq.timesS! } : null });
   }
-  if (gts.length === 0) return null;
-  const allPoses = new Float64Array(poses.reduce((s, p) => s + p.length, 0));
-  let k = 0;
-  for (const p of poses) {
-    allPoses.set(p, k);
-    k += p.length;
-  }
-  return evaluateBoxes(
-    concatBoxes(preds),
-    concatBoxes(gts),
-    { poses: allPoses, timesS: Float64Array.from(times) },
-    {
-      ap: { bucketsM: cfg.evalBucketsM },
-    },
-  );
-}
-
-function shiftFrames(b: Boxes, by: number): Boxes {
-  const out = selectBoxes(
-    b,
-    Array.from({ length: b.cx.length }, (_, i) => i),
-  );
-  for (let i = 0; i < out.frameIndex.length; i++) out.frameIndex[i] += by;
-  return out;
+  return sets.length ? evaluateSets(sets, { ap: { bucketsM } }) : null;
 }
 
 /**
@@ -227,7 +190,10 @@ export async function selfTrain(
   if (logs.length === 0) throw new Error('selfTrain: no logs');
   const say = opts.log ?? (() => {});
   const evalLogs = opts.evalLogs ?? [];
-  fs.mkdirSync(opts.outDir, { recursive: true });
+  fs.mkdirSync(path.join(opts.outDir, 'seeds'), { recursive: true });
+  const names = [...logs, ...evalLogs].map((l) => l.name);
+  if (new Set(names).size !== names.length)
+    throw new Error(`selfTrain: log names must differ (${names.join(', ')})`);
   const rows: SelfTrainRow[] = [];
   const addRows = (
     method: string,
@@ -239,9 +205,9 @@ export async function selfTrain(
       ['train', train],
       ['held-out', held],
     ] as const) {
-      const report = evaluateSet(
+      const report = scoreOnLogs(
         [...m].map(([log, boxes]) => ({ log, boxes })),
-        cfg,
+        cfg.evalBucketsM,
       );
       if (report) rows.push({ method, round, set, report });
     }
@@ -257,6 +223,8 @@ export async function selfTrain(
     bar?.stop();
     clusters.set(log, found.detections);
     refined.set(log, found.tracks);
+    await writeBoxesFile(path.join(opts.outDir, 'seeds', `${log.name}.clusters.arrow`), found.detections);
+    await writeBoxesFile(path.join(opts.outDir, 'seeds', `${log.name}.tracks.arrow`), found.tracks);
   }
   const isTrain = (l: SelfTrainLog) => logs.includes(l);
   const split = (m: Map<SelfTrainLog, Boxes>) =>
@@ -311,8 +279,12 @@ export async function selfTrain(
             : createProgress(`detect ${log.name} r${r}`, log.reader.frameCount);
         const d = await detectLog(detector, log.reader, bar);
         bar?.stop();
+        const next = labelsFromDetections(d, log.reader, cfg);
         detections.set(log, d);
-        nextLabels.set(log, trackAndRefine(aboveScore(d, cfg.labelScoreThreshold), log.reader, cfg.pipeline));
+        nextLabels.set(log, next);
+        // Every round's boxes stay beside its model, so tables can be recomputed without re-running.
+        await writeBoxesFile(path.join(roundDir, `${log.name}.detections.arrow`), d);
+        await writeBoxesFile(path.join(roundDir, `${log.name}.labels.arrow`), next);
       }
     } finally {
       await detector.dispose();

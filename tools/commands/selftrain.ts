@@ -7,11 +7,10 @@ import { InputError } from '../../core/errors.ts';
 import { setProgressSilent } from '../../core/progress.ts';
 import { LogReader } from '../../datasets/logstore.ts';
 import { type DetectorConfigInput, resolveDetectorConfig } from '../../perception/detector/config.ts';
-import type { PipelineConfigInput } from '../../perception/discoverLog.ts';
+import { type PipelineConfigInput, resolvePipelineConfig } from '../../perception/discoverLog.ts';
 import {
   DEFAULT_SELFTRAIN_CONFIG,
   formatSelfTrainTable,
-  resolveSelfTrainPipeline,
   type SelfTrainConfig,
   type SelfTrainLog,
   selfTrain,
@@ -95,7 +94,7 @@ export function selfTrainConfigFrom(opts: SelfTrainOptions): SelfTrainConfig {
     ...DEFAULT_SELFTRAIN_CONFIG,
     ...file,
     detector: resolveDetectorConfig(det),
-    pipeline: resolveSelfTrainPipeline(file.pipeline),
+    pipeline: resolvePipelineConfig(file.pipeline),
   };
   cfg.rounds = opts.rounds ?? cfg.rounds;
   if (opts.laterSteps !== undefined) cfg.laterSteps = opts.laterSteps;

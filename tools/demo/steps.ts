@@ -2,7 +2,8 @@
 import type { DemoStep } from './context.ts';
 import { discover } from './discover.ts';
 import { importKitti } from './importKitti.ts';
+import { selftrainDemo } from './selftrain.ts';
 import { simulate } from './simulate.ts';
 import { synth } from './synth.ts';
 
-export const DEMO_STEPS: DemoStep[] = [synth, importKitti, discover, simulate];
+export const DEMO_STEPS: DemoStep[] = [synth, importKitti, discover, selftrainDemo, simulate];
