@@ -170,18 +170,6 @@ function cullAgents(r: SweepRenderer, scene: SweepScene): AgentCulling {
   return { binStart: counts, binList, beamLo, beamHi, nearM };
 }
 
-// Per-column scratch for candidate agents (pose at the column's time and its inverse-scale transform).
-const MAX_CANDIDATES = 512;
-const cPx = new Float64Array(MAX_CANDIDATES);
-const cPy = new Float64Array(MAX_CANDIDATES);
-const cPz = new Float64Array(MAX_CANDIDATES);
-const cCos = new Float64Array(MAX_CANDIDATES);
-const cSin = new Float64Array(MAX_CANDIDATES);
-const cInvL = new Float64Array(MAX_CANDIDATES);
-const cInvW = new Float64Array(MAX_CANDIDATES);
-const cInvH = new Float64Array(MAX_CANDIDATES);
-const cAgent = new Int32Array(MAX_CANDIDATES);
-const cNear = new Float64Array(MAX_CANDIDATES);
 const keyScratch = new Float64Array(4);
 
 /**
@@ -219,8 +207,25 @@ export function renderColumns(
   const seed = cfg.noiseSeed;
   const body = cfg.egoBody;
   const cull = cullAgents(r, scene);
+  const nearM = cull.nearM;
+  // Per-agent pose at the current column (filled on first use) and inverse mesh size.
+  const na_ = agentCountOf(scene);
+  const stamp = new Int32Array(na_).fill(-1);
+  const aPx = new Float64Array(na_);
+  const aPy = new Float64Array(na_);
+  const aPz = new Float64Array(na_);
+  const aCos = new Float64Array(na_);
+  const aSin = new Float64Array(na_);
+  const aInvL = new Float64Array(na_);
+  const aInvW = new Float64Array(na_);
+  const aInvH = new Float64Array(na_);
+  for (let i = 0; i < na_; i++) {
+    // The mesh sits MESH_INSET_M inside the agent's box (see agentMeshes.ts).
+    aInvL[i] = 1 / Math.max(0.01, scene.agentSize[3 * i] - 2 * MESH_INSET_M);
+    aInvW[i] = 1 / Math.max(0.01, scene.agentSize[3 * i + 1] - 2 * MESH_INSET_M);
+    aInvH[i] = 1 / Math.max(0.01, scene.agentSize[3 * i + 2] - MESH_INSET_M);
+  }
   const keys = scene.agentKeys;
-  const sizes = scene.agentSize;
   const s = scene.sensor;
   // Frame pose (τ = 0): points are expressed in this sensor frame.
   const fx = s[4];
@@ -264,23 +269,8 @@ export function renderColumns(
     }
     // Candidate agents of this bearing, at this column's time.
     const bin = Math.min(BINS - 1, Math.floor(((worldAz + Math.PI) / TWO_PI) * BINS));
-    let nc = 0;
-    for (let q = cull.binStart[bin]; q < cull.binStart[bin + 1] && nc < MAX_CANDIDATES; q++) {
-      const i = cull.binList[q];
-      lerpKey(keys, 12 * i, w, keyScratch);
-      cPx[nc] = keyScratch[0];
-      cPy[nc] = keyScratch[1];
-      cPz[nc] = keyScratch[2];
-      cCos[nc] = Math.cos(keyScratch[3]);
-      cSin[nc] = Math.sin(keyScratch[3]);
-      // The mesh sits MESH_INSET_M inside the agent's box (see agentMeshes.ts).
-      cInvL[nc] = 1 / Math.max(0.01, sizes[3 * i] - 2 * MESH_INSET_M);
-      cInvW[nc] = 1 / Math.max(0.01, sizes[3 * i + 1] - 2 * MESH_INSET_M);
-      cInvH[nc] = 1 / Math.max(0.01, sizes[3 * i + 2] - MESH_INSET_M);
-      cAgent[nc] = i;
-      cNear[nc] = cull.nearM[i];
-      nc++;
-    }
+    const q0 = cull.binStart[bin];
+    const q1 = cull.binStart[bin + 1];
     for (let b = 0; b < nb; b++) {
       rays++;
       const dx = cosEl[b] * ca;
@@ -291,7 +281,7 @@ export function renderColumns(
       let tMax = maxRange;
       let kind = 0;
       let tri = -1;
-      let hitC = -1;
+      let hitAgent = -1;
       if (groundZ !== null && dz < 0) {
         const tg = (groundZ - oz) / dz;
         if (tg > 0 && tg < tMax) {
@@ -304,27 +294,38 @@ export function renderColumns(
         tri = staticCaster.tri;
         kind = 2;
       }
-      for (let c = 0; c < nc; c++) {
-        // Candidates are sorted by ground distance, a lower bound of the hit distance along the ray.
-        if (cNear[c] > tMax) break;
-        const i = cAgent[c];
+      for (let q = q0; q < q1; q++) {
+        const i = cull.binList[q];
+        // The bin is sorted by ground distance, a lower bound of the hit distance along the ray.
+        if (nearM[i] > tMax) break;
         if (b < cull.beamLo[i] || b > cull.beamHi[i]) continue;
+        if (stamp[i] !== col) {
+          // First use of this agent in this column: its pose at the column's time (lazily, so agents hidden
+          // behind nearer hits cost nothing).
+          stamp[i] = col;
+          lerpKey(keys, 12 * i, w, keyScratch);
+          aPx[i] = keyScratch[0];
+          aPy[i] = keyScratch[1];
+          aPz[i] = keyScratch[2];
+          aCos[i] = Math.cos(keyScratch[3]);
+          aSin[i] = Math.sin(keyScratch[3]);
+        }
         // The ray in the template's unit-box frame: translate, rotate by −yaw, scale by 1/size.
-        const rx = ox - cPx[c];
-        const ry = oy - cPy[c];
-        const cc = cCos[c];
-        const sc = cSin[c];
-        const lox = (cc * rx + sc * ry) * cInvL[c];
-        const loy = (-sc * rx + cc * ry) * cInvW[c];
-        const loz = (oz - cPz[c]) * cInvH[c];
-        const ldx = (cc * dx + sc * dy) * cInvL[c];
-        const ldy = (-sc * dx + cc * dy) * cInvW[c];
-        const ldz = dz * cInvH[c];
+        const rx = ox - aPx[i];
+        const ry = oy - aPy[i];
+        const cc = aCos[i];
+        const sc = aSin[i];
+        const lox = (cc * rx + sc * ry) * aInvL[i];
+        const loy = (-sc * rx + cc * ry) * aInvW[i];
+        const loz = (oz - aPz[i]) * aInvH[i];
+        const ldx = (cc * dx + sc * dy) * aInvL[i];
+        const ldy = (-sc * dx + cc * dy) * aInvW[i];
+        const ldz = dz * aInvH[i];
         const caster = tplCasters[scene.agentTemplate[i]];
         if (castRay(caster, lox, loy, loz, ldx, ldy, ldz, tMax)) {
           tMax = caster.t;
           tri = caster.tri;
-          hitC = c;
+          hitAgent = i;
           kind = 3;
         }
       }
@@ -344,7 +345,7 @@ export function renderColumns(
         const nz = t[o + 3] * t[o + 7] - t[o + 4] * t[o + 6];
         cosInc = Math.abs(nx * dx + ny * dy + nz * dz) / (Math.sqrt(nx * nx + ny * ny + nz * nz) || 1);
       } else {
-        const i = cAgent[hitC];
+        const i = hitAgent;
         const tpl = world.templates[scene.agentTemplate[i]];
         mat = tpl.materials[tri];
         if (mat === MAT.agentPaint) mat = MAT.paint0 + scene.agentPaint[i];
@@ -352,11 +353,11 @@ export function renderColumns(
         const o = 9 * tri;
         const t = tpl.tris;
         // Local normal → world: inverse-transpose of the scale, then the yaw rotation.
-        const lnx = (t[o + 4] * t[o + 8] - t[o + 5] * t[o + 7]) * cInvL[hitC];
-        const lny = (t[o + 5] * t[o + 6] - t[o + 3] * t[o + 8]) * cInvW[hitC];
-        const lnz = (t[o + 3] * t[o + 7] - t[o + 4] * t[o + 6]) * cInvH[hitC];
-        const wnx = cCos[hitC] * lnx - cSin[hitC] * lny;
-        const wny = cSin[hitC] * lnx + cCos[hitC] * lny;
+        const lnx = (t[o + 4] * t[o + 8] - t[o + 5] * t[o + 7]) * aInvL[i];
+        const lny = (t[o + 5] * t[o + 6] - t[o + 3] * t[o + 8]) * aInvW[i];
+        const lnz = (t[o + 3] * t[o + 7] - t[o + 4] * t[o + 6]) * aInvH[i];
+        const wnx = aCos[i] * lnx - aSin[i] * lny;
+        const wny = aSin[i] * lnx + aCos[i] * lny;
         cosInc =
           Math.abs(wnx * dx + wny * dy + lnz * dz) / (Math.sqrt(lnx * lnx + lny * lny + lnz * lnz) || 1);
       }
@@ -377,7 +378,7 @@ export function renderColumns(
       oi_[count] = inten < 0 ? 0 : inten > 1 ? 1 : inten;
       or_[count] = b;
       ot_[count] = tOff;
-      oa_[count] = kind === 3 ? cAgent[hitC] : -1;
+      oa_[count] = kind === 3 ? hitAgent : -1;
       count++;
     }
   }

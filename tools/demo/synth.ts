@@ -1,11 +1,14 @@
 // Demo step: generate the embedded default input — a synthetic town with traffic, seen by a simulated
 // HDL-64E — as a log with exact labels and its scenario (fewer frames with --quick).
+import fs from 'node:fs';
 import path from 'node:path';
+import { realData } from '../../core/paths.ts';
 import { createProgress } from '../../core/progress.ts';
 import { coreCount } from '../../core/workers.ts';
 import { LogReader } from '../../datasets/logstore.ts';
 import { writeSyntheticLog } from '../../simulation/town/synthLog.ts';
 import { formatLogSummary, logSummary } from '../report/logSummary.ts';
+import { realismMarkdown, writeRealismFiles } from '../report/realism.ts';
 import type { DemoStep } from './context.ts';
 
 /** Settings of the default synthetic log. */
@@ -45,6 +48,16 @@ export const synth: DemoStep = {
       });
     } finally {
       await log.close();
+    }
+    // The same sensor on real streets: the realism table and figure (docs/realism.png is this on 22 frames).
+    if (fs.existsSync(realData('kitti-0048')) && fs.existsSync(realData('kitti-object'))) {
+      const report = await writeRealismFiles(out, ctx.outDir);
+      ctx.figures['synthetic ground share'] = `${(100 * report.synthetic.groundShare).toFixed(1)} %`;
+      ctx.figures['KITTI ground share'] = `${(100 * report.kitti.groundShare).toFixed(1)} %`;
+      ctx.report.push({
+        title: 'Synthetic vs KITTI (same sensor model)',
+        body: realismMarkdown(report) + '\n\n![realism](realism.png)',
+      });
     }
   },
 };

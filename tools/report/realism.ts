@@ -344,6 +344,38 @@ export function realismPng(
   return canvasToPng(c);
 }
 
+/** Compare a synthetic log with KITTI and write realism.png and realism.json into `outDir`. */
+export async function writeRealismFiles(syntheticLog: string, outDir: string): Promise<RealismReport> {
+  const report = await realismReport(syntheticLog);
+  const log = await LogReader.open(syntheticLog);
+  let frame: number;
+  let synFrame: PointCloud;
+  let labels: Boxes | null;
+  try {
+    frame = Math.min(10, log.frameCount - 1);
+    synFrame = (await log.readFrame(frame)).points;
+    labels = log.readBoxes('labels');
+  } finally {
+    await log.close();
+  }
+  const raw = await openPcd(realData('kitti-0048'), {});
+  let kittiFrame: PointCloud | null = null;
+  let k = 0;
+  for await (const f of raw.frames()) {
+    if (k++ === 10) kittiFrame = f.points;
+  }
+  fs.mkdirSync(outDir, { recursive: true });
+  fs.writeFileSync(
+    path.join(outDir, 'realism.png'),
+    realismPng(report, { points: synFrame, labels, frame }, kittiFrame ?? synFrame),
+  );
+  fs.writeFileSync(
+    path.join(outDir, 'realism.json'),
+    JSON.stringify({ settings: REALISM, synthetic: report.synthetic, kitti: report.kitti }, null, 1) + '\n',
+  );
+  return report;
+}
+
 async function main(argv: string[]): Promise<void> {
   const arg = (flag: string) => {
     const i = argv.indexOf(flag);
@@ -362,25 +394,7 @@ async function main(argv: string[]): Promise<void> {
       workers: coreCount(),
     });
   }
-  const report = await realismReport(synthetic);
-  const log = await LogReader.open(synthetic);
-  const frame = Math.min(10, log.frameCount - 1);
-  const synFrame = (await log.readFrame(frame)).points;
-  const labels = log.readBoxes('labels');
-  await log.close();
-  const raw = await openPcd(realData('kitti-0048'), {});
-  let kittiFrame: PointCloud | null = null;
-  let k = 0;
-  for await (const f of raw.frames()) if (k++ === 10) kittiFrame = f.points;
-  fs.mkdirSync(outDir, { recursive: true });
-  fs.writeFileSync(
-    path.join(outDir, 'realism.png'),
-    realismPng(report, { points: synFrame, labels, frame }, kittiFrame!),
-  );
-  fs.writeFileSync(
-    path.join(outDir, 'realism.json'),
-    JSON.stringify({ settings: REALISM, synthetic: report.synthetic, kitti: report.kitti }, null, 1) + '\n',
-  );
+  const report = await writeRealismFiles(synthetic, outDir);
   process.stdout.write(realismMarkdown(report) + '\n');
 }
 
