@@ -1,6 +1,7 @@
 // Realism check of the synthetic LiDAR against real KITTI HDL-64E data: points per sweep, share of ground
 // points, range histogram and points per object against distance, as a table and a PNG (BEV views of both,
 // range histograms, points-per-object scatter). Run: node --import tsx tools/report/realism.ts [--synthetic <log>]
+// [--out <dir>]: the figure goes to docs/realism.png by default, the numbers to out/realism/realism.json.
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -344,8 +345,12 @@ export function realismPng(
   return canvasToPng(c);
 }
 
-/** Compare a synthetic log with KITTI and write realism.png and realism.json into `outDir`. */
-export async function writeRealismFiles(syntheticLog: string, outDir: string): Promise<RealismReport> {
+/** Compare a synthetic log with KITTI; write realism.png into `outDir` and realism.json into `jsonDir`. */
+export async function writeRealismFiles(
+  syntheticLog: string,
+  outDir: string,
+  jsonDir = outDir,
+): Promise<RealismReport> {
   const report = await realismReport(syntheticLog);
   const log = await LogReader.open(syntheticLog);
   let frame: number;
@@ -369,8 +374,9 @@ export async function writeRealismFiles(syntheticLog: string, outDir: string): P
     path.join(outDir, 'realism.png'),
     realismPng(report, { points: synFrame, labels, frame }, kittiFrame ?? synFrame),
   );
+  fs.mkdirSync(jsonDir, { recursive: true });
   fs.writeFileSync(
-    path.join(outDir, 'realism.json'),
+    path.join(jsonDir, 'realism.json'),
     JSON.stringify({ settings: REALISM, synthetic: report.synthetic, kitti: report.kitti }, null, 1) + '\n',
   );
   return report;
@@ -394,7 +400,8 @@ async function main(argv: string[]): Promise<void> {
       workers: coreCount(),
     });
   }
-  const report = await writeRealismFiles(synthetic, outDir);
+  // The figure goes to docs/ (committed); the raw numbers stay with the generated data.
+  const report = await writeRealismFiles(synthetic, outDir, path.join(REPO_ROOT, 'out', 'realism'));
   process.stdout.write(realismMarkdown(report) + '\n');
 }
 
