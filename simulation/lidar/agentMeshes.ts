@@ -1,6 +1,5 @@
-// Low-poly three.js shapes of road users (sedan, hatchback, SUV, van, truck, cyclist, pedestrian): bonnet,
-// windscreen, wheels, limbs. Each template is fitted to the unit box, so scaled by an agent's length × width ×
-// height its bounding box is exactly the agent's label box.
+// Low-poly three.js road users (sedan, hatchback, SUV, van, truck, cyclist, pedestrian), each fitted to the unit
+// box, so scaled to an agent's length × width × height (less a 2 cm inset) it fills the agent's label box.
 import { BoxGeometry, CylinderGeometry, IcosahedronGeometry } from 'three';
 import { MAT } from './materials.ts';
 import { type TaggedGeometry, fitToUnitBox, mergeTagged, place, sideProfilePrism, tag } from './meshKit.ts';

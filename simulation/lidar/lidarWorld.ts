@@ -1,6 +1,5 @@
-// What the LiDAR sees that does not move: one BVH over all static meshes (built once per town), a flat
-// ground plane with a material raster (road, paint, grass…), and one BVH per road-user template.
-// Plain typed arrays throughout, so a worker can receive the whole world in one message.
+// What the LiDAR sees that does not move: one BVH of all static meshes (built once per town), the ground plane
+// with a material raster, and one BVH per road-user template; plain typed arrays, so workers receive it whole.
 import { buildAgentTemplates } from './agentMeshes.ts';
 import { reflectivityTable } from './materials.ts';
 import type { TaggedGeometry } from './meshKit.ts';

@@ -1,6 +1,5 @@
-// Ray casting through a three-mesh-bvh BVH without allocation: the BVH is built once by three-mesh-bvh (SAH
-// split), its serialized node buffer is walked with a typed-array stack, and triangles are stored in leaf
-// order as (a, b−a, c−a) for the Möller–Trumbore test. Plain typed arrays, so workers can share them.
+// Allocation-free ray casting through a three-mesh-bvh BVH (SAH): its serialized nodes walked with a typed-array
+// stack, triangles stored in leaf order as (a, b−a, c−a) for Möller–Trumbore; shareable with workers.
 import { BufferAttribute, BufferGeometry } from 'three';
 import { MeshBVH, SAH } from 'three-mesh-bvh';
 import type { TaggedGeometry } from './meshKit.ts';

@@ -1,8 +1,5 @@
-// One LiDAR revolution by ray casting: each column fires all beams at once at its azimuth and time; a ray is
-// tested against the ground plane, the static BVH and the few agents whose azimuth sector it falls in (agents
-// are binned by bearing per frame, so the cost per ray does not grow with the number of agents). Returns keep
-// the reflectivity · cos(incidence) / range² test, random dropout and range noise; points come out in the
-// sensor (vehicle) frame at the frame's timestamp, which is mid-sweep.
+// One spinning-LiDAR revolution by ray casting (ground plane, static BVH, bearing-binned agents front to back) with
+// return threshold, dropout, range noise and intensity; points in the sensor frame at mid-sweep (KITTI convention).
 import { MESH_INSET_M } from './agentMeshes.ts';
 import { type LidarConfig, sweepPeriodS } from './beams.ts';
 import { groundMaterialAt, type LidarWorld } from './lidarWorld.ts';

@@ -1,6 +1,5 @@
-// Parallel LiDAR sweeps on worker_threads: each sweep is cut into column ranges that idle workers take from a
-// queue; results are joined in column order, so the output is the same for any number of workers (and the
-// same as rendering in this thread, which is what a pool of one does).
+// Parallel sweeps on worker_threads: column ranges go to idle workers and are joined in column order, so the
+// output is identical for any number of workers (a pool of one renders in this thread).
 import type { Worker } from 'node:worker_threads';
 import { startTsWorker } from '../../core/workers.ts';
 import type { LidarConfig } from './beams.ts';

@@ -1,6 +1,5 @@
-// Material of the town's ground plane on a 0.2 m grid: asphalt on roads and junctions, white paint for lane
-// lines, edge lines, zebra crossings and stop lines, and patches of grass and bare soil elsewhere, so LiDAR
-// intensity shows road markings as it does on real streets.
+// Ground material of the town on a 0.2 m grid: asphalt, white paint (lane and edge lines, zebra crossings,
+// stop lines), grass and bare soil, so LiDAR intensity shows road markings as on real streets.
 import type { GroundMap } from '../lidar/lidarWorld.ts';
 import { MAT } from '../lidar/materials.ts';
 import { cumulativeArcLength, pointAtArcLength } from '../../core/geometry/polyline.ts';

@@ -1,6 +1,5 @@
-// A synthetic driving log with exact ground truth: generate a town, render its LiDAR at 10 Hz from the ego,
-// and write frames, poses and labels (every agent in sensor range, with the points inside its box) through the
-// log store, plus the scenario (map + all agent tracks) beside them. Same seed → byte-identical frames.
+// A synthetic log with exact ground truth: town → LiDAR at 10 Hz → frames, poses, labels (agents in range with
+// points inside their box) through the log store, plus the scenario. Same seed → byte-identical frames.
 import path from 'node:path';
 import { type Boxes, allocateBoxes } from '../../core/arrow/records.ts';
 import { countPointsInBox, transformBox } from '../../core/geometry/box.ts';

@@ -1,6 +1,5 @@
-// The town's static world as three.js geometry with materials: raised sidewalks and junction corners,
-// buildings (flat or gabled roofs, window panes), garden walls, hedges, trees, bushes, lamp and sign poles,
-// and the parked cars (road-user templates scaled to their sizes). One triangle soup for one BVH.
+// The town's static world as three.js geometry with materials: sidewalks, buildings with roofs and windows,
+// walls, hedges, trees, bushes, lamp and sign poles, parked cars (templates at their sizes), for one BVH.
 import {
   BoxGeometry,
   ConeGeometry,

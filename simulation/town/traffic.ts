@@ -1,7 +1,5 @@
-// Traffic of the town at 10 Hz: cars, vans, trucks and cyclists follow lanes with IDM car-following,
-// change lanes (a MOBIL-like incentive and safety check) and yield at junctions (first come, first served over
-// conflicting connectors); pedestrians walk sidewalks and sometimes cross; the ego drives a random route.
-// An agent whose next pose would overlap another keeps its pose and stops, so no two agents ever overlap.
+// Town traffic at 10 Hz: vehicles and cyclists follow lanes with IDM, change lanes (MOBIL-like), yield at junctions;
+// pedestrians walk sidewalks and cross; a move that would overlap another agent is refused, so none ever overlap.
 import { pointAtArcLength, projectOntoPolyline } from '../../core/geometry/polyline.ts';
 import { wrapAngle } from '../../core/geometry/pose.ts';
 import { type IdmConfig, idmAcceleration, idmConfig, idmStep } from '../agents/idm.ts';

@@ -1,6 +1,5 @@
-// The synthetic log end to end (small town, coarse sensor): same seed → byte-identical files whatever the number
-// of workers, labels whose num_points is the count of points inside the box, boxes that hold every return of
-// their agent's mesh, track ids stable across frames, every agent in range labelled, the scenario beside it.
+// The synthetic log end to end: byte-identical per seed for any worker count, num_points = points in the box,
+// every mesh return inside its box, stable track ids, every agent in range labelled, the scenario beside it.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';

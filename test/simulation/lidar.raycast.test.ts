@@ -1,6 +1,5 @@
-// The LiDAR's geometry: the BVH traversal finds exactly the brute-force nearest triangle, rays hit known meshes at
-// their analytic distance, beams leave at their model's elevations, moving sensors and agents are handled, and
-// noise, dropout and intensity behave as configured.
+// LiDAR geometry: BVH traversal = brute force, analytic hit distances, beam elevations, self-occlusion, moving
+// sensor and agents, and range noise, dropout and intensity as configured.
 import { BoxGeometry } from 'three';
 import { describe, expect, it } from 'vitest';
 import { MESH_INSET_M, TEMPLATE } from '../../simulation/lidar/agentMeshes.ts';

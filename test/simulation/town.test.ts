@@ -1,6 +1,5 @@
-// The procedural town's structure: deterministic per seed, straight and curved multi-lane roads, 3- and 4-way
-// junctions with consistent lane topology, sidewalks, crosswalks, every kind of static object, and road users
-// whose sizes stay in their class's realistic range.
+// The town's structure: deterministic per seed; straight, curved and multi-lane roads, 3/4-way junctions with a
+// consistent lane graph, sidewalks, crosswalks, all static object kinds, realistic road-user sizes, a scenario.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { polylineLength, projectOntoPolyline } from '../../core/geometry/polyline.ts';
 import { wrapAngle } from '../../core/geometry/pose.ts';

@@ -1,6 +1,5 @@
-// Traffic of the town over 15 s: no two agents ever overlap (checked with core's polygon clipping, not the
-// simulator's own test), cars stay in lanes and keep plausible speeds, yield at junctions and change lanes,
-// pedestrians stay on sidewalks and crosswalks and sometimes cross.
+// Town traffic over 15 s: no two agents ever overlap (checked with core's polygon clipping), vehicles keep lanes
+// and plausible speeds, yield and change lanes; pedestrians stay on sidewalks and crosswalks and cross.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bevIntersectionArea } from '../../core/geometry/iou.ts';
 import { projectOntoPolyline } from '../../core/geometry/polyline.ts';

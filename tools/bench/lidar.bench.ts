@@ -1,6 +1,5 @@
-// LiDAR simulator benchmarks on the default town (seed 1, HDL-64E, 64 × 2048 rays): rays per second on one core,
-// milliseconds per sweep with all cores (worker pool), and how the cost of a sweep grows with 10× and 100× as
-// many moving agents or static objects in the same area (the BVH and front-to-back agent culling keep it sub-linear).
+// LiDAR benchmarks on the default town (HDL-64E, 64 × 2048): rays/s on one core, ms per sweep on all cores, and
+// cost growth with 10× and 100× as many moving agents or static objects (BVH + front-to-back culling: sub-linear).
 import { BoxGeometry, Vector3 } from 'three';
 import { coreCount } from '../../core/workers.ts';
 import { TEMPLATE, templateFor } from '../../simulation/lidar/agentMeshes.ts';

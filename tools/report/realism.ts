@@ -1,7 +1,5 @@
-// Realism check of the synthetic LiDAR against real KITTI HDL-64E data: points per sweep, share of ground
-// points, range histogram and points per object against distance, as a table and a PNG (BEV views of both,
-// range histograms, points-per-object scatter). Run: node --import tsx tools/report/realism.ts [--synthetic <log>]
-// [--out <dir>]: the figure goes to docs/realism.png by default, the numbers to out/realism/realism.json.
+// Realism check of the synthetic HDL-64E against KITTI: points per sweep, ground share, range histogram, points
+// per object vs distance, as a table and a PNG. Run: node --import tsx tools/report/realism.ts [--synthetic <log>]
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
