@@ -26,8 +26,8 @@ function stringAttr(n: Node, name: string, dflt: string): string {
   return a && a.kind === 'string' ? a.value : dflt;
 }
 
-/** Values of a constant int input (axes, pads, sizes); rules need them at graph-build time. */
-function constInts(n: Node, t: Tensor | null, what: string): number[] {
+/** Values of a constant input (axes, pads, sizes, scales); rules need them at graph-build time. */
+function constValues(n: Node, t: Tensor | null, what: string): number[] {
   if (!t) return [];
   if (t.source.kind !== 'const')
     throw new ShapeError(`grad: ${n.op} (node ${n.name}) needs constant ${what}`);
@@ -81,7 +81,7 @@ function keepDims(dy: Tensor, axes: readonly number[], kept: boolean): Tensor {
 
 function reduceAxes(c: GradContext): number[] {
   const x = c.x[0]!;
-  const axes = c.node.op === 'ReduceSum' ? constInts(c.node, c.x[1], 'axes') : intsAttr(c.node, 'axes');
+  const axes = c.node.op === 'ReduceSum' ? constValues(c.node, c.x[1], 'axes') : intsAttr(c.node, 'axes');
   const all = axes.length === 0 ? x.shape.map((_, i) => i) : axes;
   return all.map((a) => (a < 0 ? a + x.rank : a)).sort((a, b) => a - b);
 }
@@ -372,7 +372,7 @@ export const GRAD_RULES: Record<string, GradRule> = {
   ReduceMax: (c) => extremumGrad(c),
   ReduceMin: (c) => extremumGrad(c),
   CumSum: (c) => {
-    const axis = constInts(c.node, c.x[1], 'axis')[0];
+    const axis = constValues(c.node, c.x[1], 'axis')[0];
     const exclusive = intAttr(c.node, 'exclusive', 0) === 1;
     const reverse = intAttr(c.node, 'reverse', 0) === 1;
     return [o.cumSum(c.dy[0]!, axis, { exclusive, reverse: !reverse }), null];
@@ -407,7 +407,7 @@ export const GRAD_RULES: Record<string, GradRule> = {
   Pad: (c) => {
     if (stringAttr(c.node, 'mode', 'constant') !== 'constant')
       fail(c.node, 'only constant padding has a gradient');
-    const pads = constInts(c.node, c.x[1], 'pads');
+    const pads = constValues(c.node, c.x[1], 'pads');
     return [
       o.pad(
         c.dy[0]!,
@@ -631,9 +631,7 @@ export const GRAD_RULES: Record<string, GradRule> = {
     ) {
       fail(n, 'only nearest/asymmetric upsampling by integer factors has a gradient');
     }
-    const scales = Array.from(
-      ((c.x[2]!.source as { value: { data: Float32Array } }).value?.data ?? []) as Float32Array,
-    );
+    const scales = constValues(n, c.x[2], 'scales');
     const inSp = staticSpatial(n, x);
     const f = scales.slice(2).map((s) => Math.round(s));
     if (f.some((v, j) => v !== scales[j + 2])) fail(n, 'scales must be integers');
@@ -707,11 +705,11 @@ function sliceGrad(c: GradContext): Tensor {
   const n = c.node;
   const x = c.x[0]!;
   let d = c.dy[0]!;
-  const starts = constInts(n, c.x[1], 'starts');
+  const starts = constValues(n, c.x[1], 'starts');
   const axes = c.x[3]
-    ? constInts(n, c.x[3], 'axes').map((a) => (a < 0 ? a + x.rank : a))
+    ? constValues(n, c.x[3], 'axes').map((a) => (a < 0 ? a + x.rank : a))
     : starts.map((_, i) => i);
-  const steps = c.x[4] ? constInts(n, c.x[4], 'steps') : starts.map(() => 1);
+  const steps = c.x[4] ? constValues(n, c.x[4], 'steps') : starts.map(() => 1);
   const pads = new Array(2 * x.rank).fill(0);
   axes.forEach((a, k) => {
     const D = staticDim(n, x.shape[a], `size on sliced axis ${a}`);

@@ -25,10 +25,16 @@ export function smoothL1Loss(pred: Tensor, target: Tensor, beta = 1): Tensor {
 export interface CrossEntropyOptions {
   /** Share ε of the target mass spread uniformly over classes (Szegedy et al. 2016). */
   labelSmoothing?: number;
+  /**
+   * Per-position weights shaped like `targets` (e.g. 1 on masked tokens, 0 elsewhere): the loss is
+   * Σ w·ℓ / Σ w. Default: the plain mean.
+   */
+  weights?: Tensor;
 }
 
 /**
- * Mean cross-entropy of `logits` [..., C] against integer class ids `targets` [...] (int32/int64).
+ * Cross-entropy of `logits` [..., C] against integer class ids `targets` [...] (int32/int64),
+ * averaged over positions (or weighted, see `weights`).
  */
 export function crossEntropy(logits: Tensor, targets: Tensor, opts: CrossEntropyOptions = {}): Tensor {
   const g = logits.graph;
@@ -38,12 +44,12 @@ export function crossEntropy(logits: Tensor, targets: Tensor, opts: CrossEntropy
     );
   }
   const logp = o.logSoftmax(logits, -1);
-  const picked = o.gatherElements(logp, o.unsqueeze(targets, -1), -1);
-  const nll = o.neg(o.reduceMean(picked));
+  let perPosition = o.neg(o.squeeze(o.gatherElements(logp, o.unsqueeze(targets, -1), -1), -1));
   const eps = opts.labelSmoothing ?? 0;
-  if (eps === 0) return nll;
-  const uniform = o.neg(o.reduceMean(logp));
-  return o.add(o.mul(nll, 1 - eps), o.mul(uniform, eps));
+  if (eps !== 0) perPosition = o.add(o.mul(perPosition, 1 - eps), o.mul(o.neg(o.reduceMean(logp, -1)), eps));
+  if (!opts.weights) return o.reduceMean(perPosition);
+  const w = opts.weights;
+  return o.div(o.reduceSum(o.mul(perPosition, w)), o.reduceSum(w));
 }
 
 /** Mean binary cross-entropy of sigmoid(logits) against targets in [0, 1], computed stably. */

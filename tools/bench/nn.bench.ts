@@ -18,6 +18,8 @@ export const NN_BENCH = {
   /** Intra-op threads (PyTorch is compared with the same count). */
   threads: 2,
   memorySteps: 1000,
+  /** Sessions created, run and disposed after training, to show they are freed. */
+  sessionCycles: 100,
   profileSteps: 3,
 };
 
@@ -194,6 +196,16 @@ async function memoryGrowth(model: string): Promise<Figure> {
   }
   const rssEnd = process.memoryUsage().rss / 2 ** 20;
   await trainer.dispose();
+  // Sessions: create, run and dispose many; their native memory must come back.
+  const cycle = async () => {
+    const s = await nn.GraphSession.create(m.graph, { loss: m.loss }, { threads: NN_BENCH.threads });
+    await s.run(m.feeds);
+    await s.dispose();
+  };
+  for (let i = 0; i < 10; i++) await cycle();
+  const rssCycles0 = process.memoryUsage().rss / 2 ** 20;
+  for (let i = 0; i < NN_BENCH.sessionCycles; i++) await cycle();
+  const rssCycles1 = process.memoryUsage().rss / 2 ** 20;
   return {
     name: 'train_memory_growth',
     model,
@@ -201,6 +213,8 @@ async function memoryGrowth(model: string): Promise<Figure> {
     rss_mb_step100: round(rss100),
     rss_mb_end: round(rssEnd),
     growth_mb: round(rssEnd - rss100),
+    session_cycles: NN_BENCH.sessionCycles,
+    session_cycles_growth_mb: round(rssCycles1 - rssCycles0),
     peak_rss_mb: round(peakRssMb()),
   };
 }

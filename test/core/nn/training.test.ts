@@ -159,6 +159,31 @@ describe('a small CNN learns a toy BEV task', () => {
   });
 });
 
+describe('losses', () => {
+  it('cross-entropy with label smoothing and position weights matches a direct computation', async () => {
+    const g = new nn.Graph({ floatType: 'float64' });
+    const logitsV = [0.5, -1, 2, 0.1, 0.3, 0.3, -2, 1, 0];
+    const logits = g.constant(logitsV, [3, 3]);
+    const targets = g.constant(BigInt64Array.from([2n, 0n, 1n]), [3], 'int64');
+    const w = g.constant([1, 0, 2], [3]);
+    const plain = nn.crossEntropy(logits, targets);
+    const smooth = nn.crossEntropy(logits, targets, { labelSmoothing: 0.1, weights: w });
+    const s = await nn.GraphSession.create(g, { plain, smooth }, { threads: 1 });
+    const r = await s.run({});
+    await s.dispose();
+    const rows = [0, 1, 2].map((i) => logitsV.slice(3 * i, 3 * i + 3));
+    const logp = rows.map((row) => {
+      const m = Math.log(row.reduce((a, v) => a + Math.exp(v), 0));
+      return row.map((v) => v - m);
+    });
+    const t = [2, 0, 1];
+    const nll = logp.map((lp, i) => -lp[t[i]]);
+    const smoothed = logp.map((lp, i) => 0.9 * nll[i] + (0.1 * -(lp[0] + lp[1] + lp[2])) / 3);
+    expect(Number(r.plain.data[0])).toBeCloseTo((nll[0] + nll[1] + nll[2]) / 3, 12);
+    expect(Number(r.smooth.data[0])).toBeCloseTo((smoothed[0] + 2 * smoothed[2]) / 3, 12);
+  });
+});
+
 describe('optimizers, schedules, clipping', () => {
   const param = (ps: nn.ParamStore, name: string, kind: nn.ParamKind, values: number[]) => {
     const p = ps.add(name, [values.length], { kind: 'zeros' }, { kind });
