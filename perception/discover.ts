@@ -1,8 +1,9 @@
-// Object discovery on one sweep (OYSTER's seed labels): ground removal → near-range clustering → box
-// fitting, with one typed config that gathers the three modules' configs.
+// Object discovery on one sweep (OYSTER's seed labels): ground removal → near-range clustering → merging
+// of line-of-sight fragments → box fitting, with one typed config that gathers the modules' configs.
 import type { Boxes } from '../core/arrow/records.ts';
 import { fitBoxes, type BoxFitConfig, type BoxFitStats, DEFAULT_BOXFIT_CONFIG } from './boxfit.ts';
 import { clusterPoints, type ClusterConfig, DEFAULT_CLUSTER_CONFIG } from './cluster.ts';
+import { DEFAULT_FRAGMENT_CONFIG, type FragmentConfig, mergeLineOfSightFragments } from './fragments.ts';
 import {
   DEFAULT_GROUND_CONFIG,
   flatGroundModel,
@@ -15,6 +16,7 @@ import {
 export interface DiscoverConfig {
   ground: GroundConfig;
   cluster: ClusterConfig;
+  fragments: FragmentConfig;
   boxfit: BoxFitConfig;
   /** Sweeps with fewer finite points than this yield no boxes (nothing to fit a ground to). */
   minSweepPoints: number;
@@ -25,6 +27,7 @@ export interface DiscoverConfig {
 export const DEFAULT_DISCOVER_CONFIG: DiscoverConfig = {
   ground: DEFAULT_GROUND_CONFIG,
   cluster: DEFAULT_CLUSTER_CONFIG,
+  fragments: DEFAULT_FRAGMENT_CONFIG,
   boxfit: DEFAULT_BOXFIT_CONFIG,
   minSweepPoints: 50,
   maxHeightAboveGroundM: 4,
@@ -34,6 +37,7 @@ export const DEFAULT_DISCOVER_CONFIG: DiscoverConfig = {
 export interface DiscoverConfigInput {
   ground?: Partial<GroundConfig>;
   cluster?: Partial<ClusterConfig>;
+  fragments?: Partial<FragmentConfig>;
   boxfit?: Partial<BoxFitConfig>;
   minSweepPoints?: number;
   maxHeightAboveGroundM?: number;
@@ -43,6 +47,7 @@ export function resolveDiscoverConfig(input: DiscoverConfigInput = {}): Discover
   return {
     ground: { ...DEFAULT_GROUND_CONFIG, ...input.ground },
     cluster: { ...DEFAULT_CLUSTER_CONFIG, ...input.cluster },
+    fragments: { ...DEFAULT_FRAGMENT_CONFIG, ...input.fragments },
     boxfit: { ...DEFAULT_BOXFIT_CONFIG, ...input.boxfit },
     minSweepPoints: input.minSweepPoints ?? DEFAULT_DISCOVER_CONFIG.minSweepPoints,
     maxHeightAboveGroundM: input.maxHeightAboveGroundM ?? DEFAULT_DISCOVER_CONFIG.maxHeightAboveGroundM,
@@ -88,7 +93,7 @@ export function discoverSweep(
     // NaN heights (non-finite points) fail the comparison.
     for (let i = 0; i < n; i++) if (!g.isGround[i] && h[i] <= cut) mask[i] = 1;
   }
-  const clusters = clusterPoints(pts, mask, cfg.cluster);
+  const clusters = mergeLineOfSightFragments(pts, clusterPoints(pts, mask, cfg.cluster), cfg.fragments);
   const fit = fitBoxes(pts, clusters, model, cfg.boxfit, frameIndex);
   let clustered = 0;
   for (let i = 0; i < n; i++) if (clusters.labels[i] >= 0) clustered++;

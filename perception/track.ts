@@ -35,9 +35,11 @@ export interface TrackerConfig {
   iouMarginM: number;
   /**
    * 'iou' mode: a detection with too little overlap may still join a one-box track (no velocity yet)
-   * whose centre is within this distance, ranked after every overlapping pair; 0: off.
+   * whose centre lies within iouFallbackSpeedMps · Δt, ranked after every overlapping pair; 0: off.
    */
-  iouFallbackGateM: number;
+  iouFallbackSpeedMps: number;
+  /** ...and only for a box whose |Δlength| + |Δwidth| + |Δheight| to the track is at most this. */
+  iouFallbackMaxSizeDiffM: number;
   /** A track survives this many frames without a detection (CPD: 16). */
   maxCoastFrames: number;
   /** 'both': forward and backward passes merged; 'forward': one pass. */
@@ -54,9 +56,11 @@ export const DEFAULT_TRACKER_CONFIG: TrackerConfig = {
   yawWeight: 1,
   minIou: 0.1,
   iouMarginM: 0,
-  // A car followed from behind shows a 0.3 m-deep box that moves ~0.6 m between sweeps: with no velocity
-  // yet, its second box never overlaps the first. (Synthetic seeds 1–3: AP@0.3 0–30 m 89.3 → 88.6.)
-  iouFallbackGateM: 1,
+  // A car followed from behind shows a thin box that moves ~1 m between sweeps in the world: with no
+  // velocity yet its second box does not overlap the first. The size check keeps the wider gate from
+  // linking unlike neighbours (synthetic seeds 1–3: AP@0.3 0–30 m 89.3 without it, 88.5 with).
+  iouFallbackSpeedMps: 20,
+  iouFallbackMaxSizeDiffM: 0.6,
   maxCoastFrames: 16,
   passes: 'both',
   noise: DEFAULT_KALMAN_NOISE,
@@ -138,7 +142,7 @@ function runPass(
     const pairs: { cost: number; t: number; d: number }[] = [];
     for (let ti = 0; ti < live.length; ti++) {
       for (let di = 0; di < dets.length; di++) {
-        const cost = associationCost(live[ti], dets[di], boxes, world, cfg);
+        const cost = associationCost(live[ti], dets[di], boxes, world, cfg, dt);
         if (cost < Infinity) pairs.push({ cost, t: ti, d: di });
       }
     }
@@ -193,6 +197,8 @@ function associationCost(
   boxes: Boxes,
   world: WorldCentres,
   cfg: TrackerConfig,
+  /** Seconds since the previous frame of the pass. */
+  dt: number,
 ): number {
   const s = tr.kf.x;
   const dx = world.x[r] - s[0];
@@ -204,7 +210,8 @@ function associationCost(
       (Math.hypot(tr.length + grow, tr.width + grow) +
         Math.hypot(boxes.length[r] + grow, boxes.width[r] + grow)) /
       2;
-    if (dist >= Math.max(reach, cfg.iouFallbackGateM)) return Infinity;
+    const fallbackGate = tr.misses === 0 ? cfg.iouFallbackSpeedMps * dt : 0;
+    if (dist >= Math.max(reach, fallbackGate)) return Infinity;
     const pred = {
       cx: s[0],
       cy: s[1],
@@ -225,9 +232,13 @@ function associationCost(
     };
     const iou = bevIou(pred, det);
     if (iou >= cfg.minIou) return 1 - iou;
-    // Costs above 1 rank after every overlapping pair.
-    // Only a track born in the last frame it was seen (one box, no velocity yet) may take this path.
-    return tr.rows.length === 1 && dist < cfg.iouFallbackGateM ? 1 + dist / cfg.iouFallbackGateM : Infinity;
+    // Only a track born in the previous frame (one box, no velocity yet) may take this path, and only
+    // with a box of about its size; costs above 1 rank after every overlapping pair.
+    if (tr.rows.length !== 1 || dist >= fallbackGate) return Infinity;
+    const m = aligned(tr, r, boxes, world);
+    const size =
+      Math.abs(m.length - tr.length) + Math.abs(m.width - tr.width) + Math.abs(boxes.height[r] - tr.height);
+    return size <= cfg.iouFallbackMaxSizeDiffM ? 1 + dist / fallbackGate : Infinity;
   }
   if (dist >= cfg.gate) return Infinity;
   const m = aligned(tr, r, boxes, world);

@@ -80,15 +80,27 @@ export const benchmarks: Benchmark[] = [
       // The full sweep (≈120k points) and the same scene thinned to a half and a quarter.
       const sizes = [Math.round(full.x.length / 4), Math.round(full.x.length / 2), full.x.length];
       const perSize: Record<string, number> = {};
+      // Compile the hot loops on the full sweep first, so no size pays for the JIT.
+      for (let i = 0; i < warmup; i++) discoverSweep(full);
       for (const n of sizes) {
         const pts = n === full.x.length ? full : subsample(full, n);
         const ms = await timeRuns(() => discoverSweep(pts), reps, warmup);
-        perSize[n] = median(ms);
+        // CPU time in batches of 10 sweeps (the kernel counts it in ticks of a few ms): what a sweep costs
+        // one core even while other processes compete for it.
+        const cpu: number[] = [];
+        for (let b = 0; b < Math.max(3, reps / 10); b++) {
+          const t = process.cpuUsage();
+          for (let i = 0; i < 10; i++) discoverSweep(pts);
+          const d = process.cpuUsage(t);
+          cpu.push((d.user + d.system) / 1000 / 10);
+        }
+        perSize[n] = median(cpu);
         if (n === full.x.length) {
           const r = discoverSweep(pts);
           emit({
             name: 'discover_sweep',
             ms_per_sweep_median: median(ms),
+            cpu_ms_per_sweep_median: median(cpu),
             ms_min: Math.min(...ms),
             ms_max: Math.max(...ms),
             points: n,
@@ -120,13 +132,21 @@ export const benchmarks: Benchmark[] = [
         clusters: c.count,
         points: full.x.length,
       });
-      const base = perSize[sizes[0]];
+      // Least-squares line cost = fixed + perPoint · n over the three sizes: linear when it fits them.
+      const xs = sizes;
+      const ys = sizes.map((n) => perSize[n]);
+      const mx = xs.reduce((a, b) => a + b) / xs.length;
+      const my = ys.reduce((a, b) => a + b) / ys.length;
+      const slope =
+        xs.reduce((acc, x, i) => acc + (x - mx) * (ys[i] - my), 0) /
+        xs.reduce((acc, x) => acc + (x - mx) ** 2, 0);
       emit({
         name: 'discover_sweep_scaling',
         points: sizes,
-        ms_per_sweep_median: sizes.map((n) => perSize[n]),
-        // Cost per point relative to the smallest size: ≈1 everywhere when the cost is linear.
-        ms_per_point_ratio: sizes.map((n) => perSize[n] / n / (base / sizes[0])),
+        cpu_ms_per_sweep_median: ys,
+        fit_fixed_ms: my - slope * mx,
+        fit_ms_per_10k_points: slope * 1e4,
+        fit_max_residual_ms: Math.max(...ys.map((y, i) => Math.abs(y - (my + slope * (xs[i] - mx))))),
       });
     },
   },

@@ -1,0 +1,98 @@
+// Merging clusters that are parts of one object split along the line of sight: a car seen from behind
+// shows its bumper and its rear window, with the nearly horizontal trunk between them barely hit by beams.
+import type { ClusterResult } from './cluster.ts';
+import { fastAtan2, type XYZ } from './ground.ts';
+
+export interface FragmentConfig {
+  /** Off: clusters pass unchanged. */
+  enabled: boolean;
+  /** Largest range gap between the near fragment's far edge and the far fragment's near edge. */
+  maxRangeGapM: number;
+  /** Share of the narrower fragment's azimuth interval the two must share. */
+  minAngularOverlap: number;
+  /** The merged extent, along the line of sight and across it, stays within a vehicle's size. */
+  maxUnionSizeM: number;
+}
+
+export const DEFAULT_FRAGMENT_CONFIG: FragmentConfig = {
+  enabled: true,
+  maxRangeGapM: 1.2,
+  minAngularOverlap: 0.5,
+  maxUnionSizeM: 6,
+};
+
+/**
+ * Relabel clusters so that fragments of one object seen one behind the other share a label. Cost:
+ * one pass over the clustered points plus O(clusters²) pair tests.
+ */
+export function mergeLineOfSightFragments(
+  pts: XYZ,
+  clusters: ClusterResult,
+  config: Partial<FragmentConfig> = {},
+): ClusterResult {
+  const cfg: FragmentConfig = { ...DEFAULT_FRAGMENT_CONFIG, ...config };
+  const K = clusters.count;
+  if (!cfg.enabled || K < 2) return clusters;
+  const { labels } = clusters;
+  // Per cluster: azimuth interval relative to its first point (no wrap at ±π inside one cluster),
+  // that reference azimuth, and the range interval.
+  const ref = new Float64Array(K).fill(NaN);
+  const aMin = new Float64Array(K).fill(Infinity);
+  const aMax = new Float64Array(K).fill(-Infinity);
+  const rMin = new Float64Array(K).fill(Infinity);
+  const rMax = new Float64Array(K).fill(-Infinity);
+  for (let i = 0; i < labels.length; i++) {
+    const c = labels[i];
+    if (c < 0) continue;
+    const x = pts.x[i];
+    const y = pts.y[i];
+    const az = fastAtan2(y, x);
+    if (Number.isNaN(ref[c])) ref[c] = az;
+    let d = az - ref[c];
+    if (d > Math.PI) d -= 2 * Math.PI;
+    else if (d < -Math.PI) d += 2 * Math.PI;
+    if (d < aMin[c]) aMin[c] = d;
+    if (d > aMax[c]) aMax[c] = d;
+    const r = Math.sqrt(x * x + y * y);
+    if (r < rMin[c]) rMin[c] = r;
+    if (r > rMax[c]) rMax[c] = r;
+  }
+  const parent = Int32Array.from({ length: K }, (_, i) => i);
+  const find = (a: number) => {
+    while (parent[a] !== a) a = parent[a] = parent[parent[a]];
+    return a;
+  };
+  for (let a = 0; a < K; a++) {
+    for (let b = a + 1; b < K; b++) {
+      const [near, far] = rMin[a] <= rMin[b] ? [a, b] : [b, a];
+      if (rMin[far] - rMax[near] > cfg.maxRangeGapM) continue;
+      const along = Math.max(rMax[a], rMax[b]) - rMin[near];
+      if (along > cfg.maxUnionSizeM) continue;
+      // Azimuth intervals in a common frame (b's relative to a's reference).
+      let shift = ref[b] - ref[a];
+      if (shift > Math.PI) shift -= 2 * Math.PI;
+      else if (shift < -Math.PI) shift += 2 * Math.PI;
+      const bLo = aMin[b] + shift;
+      const bHi = aMax[b] + shift;
+      const overlap = Math.min(aMax[a], bHi) - Math.max(aMin[a], bLo);
+      const narrower = Math.min(aMax[a] - aMin[a], bHi - bLo);
+      if (overlap < cfg.minAngularOverlap * narrower) continue;
+      const across = (Math.max(aMax[a], bHi) - Math.min(aMin[a], bLo)) * rMax[far];
+      if (across > cfg.maxUnionSizeM) continue;
+      const ra = find(a);
+      const rb = find(b);
+      if (ra !== rb) parent[rb] = ra;
+    }
+  }
+  const newLabel = new Int32Array(K).fill(-1);
+  let count = 0;
+  for (let c = 0; c < K; c++) {
+    const r = find(c);
+    if (newLabel[r] < 0) newLabel[r] = count++;
+    newLabel[c] = newLabel[r];
+  }
+  if (count === K) return clusters;
+  const out = new Int32Array(labels.length);
+  for (let i = 0; i < labels.length; i++) out[i] = labels[i] < 0 ? -1 : newLabel[labels[i]];
+  return { labels: out, count };
+}
