@@ -75,7 +75,10 @@ export const discover: DemoStep = {
           { name: 'tracked + refined', report: syn.refined },
         ];
         parts.push('AP (%, class-agnostic) against the exact labels:\n\n' + apMarkdownTable(rows));
-        parts.push('Distance-to-collision (5 s of the logged ego path):\n\n' + dtcMarkdownTable(rows));
+        parts.push(
+          `Distance-to-collision (${syn.raw.dtc.horizon_s.toFixed(1)} s of the logged ego path):\n\n` +
+            dtcMarkdownTable(rows),
+        );
         const before = syn.raw.ap.bev['0.3'].all;
         const after = syn.refined.ap.bev['0.3'].all;
         if (before !== null && after !== null) {
