@@ -47,6 +47,12 @@ export class GraphSession {
     return this.model.dataInputs.map((t) => t.name);
   }
 
+  /**
+   * Run once. Inputs are wrapped, not copied. Outputs come back in fresh arrays: onnxruntime-node
+   * (1.30) copies every output into a new ArrayBuffer even when a preallocated output tensor is
+   * passed (it writes into that buffer, then copies it), and it exposes no CPU IO binding, so
+   * preallocating outputs would only add work.
+   */
   async run(feeds: Feeds): Promise<Record<string, ort.Tensor>> {
     if (this.disposed) throw new Error('GraphSession used after dispose()');
     const all: Record<string, ort.Tensor> = { ...this.paramFeeds };

@@ -6,7 +6,7 @@ import type { Graph, Tensor } from './graph.ts';
 import { GraphSession, type Feeds } from './graphSession.ts';
 import type { Optimizer } from './optimizers.ts';
 import type { Parameter } from './params.ts';
-import type { RuntimeOptions } from './runtime.ts';
+import { runtimeOptions, type RuntimeOptions } from './runtime.ts';
 import type { LrSchedule } from './schedules.ts';
 import type { ort } from './runtime.ts';
 import { neededNodes } from './onnxModel.ts';
@@ -64,14 +64,7 @@ export class Trainer {
       if (k in outputs) throw new ShapeError(`Trainer: output name '${k}' is reserved`);
       outputs[k] = opts.outputs![k];
     }
-    const { device, threads, optimization, profilePrefix, logLevel } = opts;
-    const session = await GraphSession.create(graph, outputs, {
-      device,
-      threads,
-      optimization,
-      profilePrefix,
-      logLevel,
-    });
+    const session = await GraphSession.create(graph, outputs, runtimeOptions(opts));
     const lr =
       typeof opts.lr === 'number'
         ? (

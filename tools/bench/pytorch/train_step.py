@@ -58,8 +58,9 @@ class Block(tnn.Module):
         B, T, D = x.shape
         q, k, v = self.qkv(self.ln1(x)).split(D, -1)
         sh = lambda t: t.view(B, T, self.heads, D // self.heads).transpose(1, 2)
-        q, k, v = sh(q), sh(k), sh(v)
-        att = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(D // self.heads), -1)
+        # Scale q before the product (as drivekit does): same result, no pass over the T×T scores.
+        q, k, v = sh(q) * (1 / math.sqrt(D // self.heads)), sh(k), sh(v)
+        att = torch.softmax(q @ k.transpose(-2, -1), -1)
         x = x + self.out((att @ v).transpose(1, 2).reshape(B, T, D))
         return x + self.fc2(F.gelu(self.fc1(self.ln2(x))))
 
