@@ -202,7 +202,7 @@ async function memoryGrowth(model: string): Promise<Figure> {
     await s.run(m.feeds);
     await s.dispose();
   };
-  for (let i = 0; i < 10; i++) await cycle();
+  for (let i = 0; i < 30; i++) await cycle(); // warm-up: allocator pools settle
   const rssCycles0 = process.memoryUsage().rss / 2 ** 20;
   for (let i = 0; i < NN_BENCH.sessionCycles; i++) await cycle();
   const rssCycles1 = process.memoryUsage().rss / 2 ** 20;
