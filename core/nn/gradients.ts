@@ -55,6 +55,14 @@ function unbroadcast(dy: Tensor, like: Tensor): Tensor {
   return r;
 }
 
+/**
+ * dy where `mask` holds, else 0, as dy · float(mask): onnxruntime's Mul + Cast run about twice as
+ * fast as its Where on large tensors (measured on ReLU gradients of [2, 32, 256, 256]).
+ */
+function masked(dy: Tensor, mask: Tensor): Tensor {
+  return o.mul(dy, o.cast(mask, dy.dtype));
+}
+
 /** Swap the last two axes. */
 function mT(x: Tensor): Tensor {
   const perm = x.shape.map((_, i) => i);
@@ -264,7 +272,7 @@ export const GRAD_RULES: Record<string, GradRule> = {
   Max: (c) => minMax(c, o.greaterOrEqual),
 
   // --- activations
-  Relu: (c) => [o.where(o.greater(c.y[0], 0), c.dy[0]!, 0)],
+  Relu: (c) => [masked(c.dy[0]!, o.greater(c.y[0], 0))],
   LeakyRelu: (c) => {
     const dy = c.dy[0]!;
     return [o.where(o.greater(c.x[0]!, 0), dy, o.mul(dy, floatAttr(c.node, 'alpha', 0.01)))];
@@ -316,7 +324,7 @@ export const GRAD_RULES: Record<string, GradRule> = {
     let mask: Tensor | null = null;
     if (lo) mask = o.greaterOrEqual(x!, lo);
     if (hi) mask = mask ? o.logicalAnd(mask, o.lessOrEqual(x!, hi)) : o.lessOrEqual(x!, hi);
-    return [mask ? o.where(mask, c.dy[0]!, 0) : c.dy[0]];
+    return [mask ? masked(c.dy[0]!, mask) : c.dy[0]];
   },
 
   // --- linear algebra
