@@ -1,8 +1,9 @@
 """PyTorch reference for drivekit's learning-engine benchmark (tools/bench/nn.bench.ts): the same
 three models, threads, optimizer and step protocol, printing the same JSON line per model.
 
-Not a drivekit dependency. Run (Debian: apt-get install python3-torch) with glibc told to keep freed
-memory, as the drivekit benchmark does:
+Not a drivekit dependency. Debian: apt-get install python3-torch libopenblas0-openmp (python3-torch
+links whichever libblas.so.3 is selected; with the reference libblas3 its Linear layers are many times
+slower). Run with glibc told to keep freed memory, as the drivekit benchmark does:
   MALLOC_MMAP_THRESHOLD_=1073741824 MALLOC_TRIM_THRESHOLD_=1073741824 MALLOC_TOP_PAD_=67108864 \
   MALLOC_ARENA_MAX=2 python3 tools/bench/pytorch/train_step.py [model ...]
 """
