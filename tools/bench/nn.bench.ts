@@ -202,10 +202,12 @@ async function memoryGrowth(model: string): Promise<Figure> {
     await s.run(m.feeds);
     await s.dispose();
   };
-  for (let i = 0; i < 30; i++) await cycle(); // warm-up: allocator pools settle
-  const rssCycles0 = process.memoryUsage().rss / 2 ** 20;
-  for (let i = 0; i < NN_BENCH.sessionCycles; i++) await cycle();
-  const rssCycles1 = process.memoryUsage().rss / 2 ** 20;
+  // RSS after each window of cycles: a leak grows window by window, allocator noise does not.
+  const windows: number[] = [];
+  for (let w = 0; w < 4; w++) {
+    for (let i = 0; i < NN_BENCH.sessionCycles; i++) await cycle();
+    windows.push(round(process.memoryUsage().rss / 2 ** 20));
+  }
   return {
     name: 'train_memory_growth',
     model,
@@ -213,8 +215,9 @@ async function memoryGrowth(model: string): Promise<Figure> {
     rss_mb_step100: round(rss100),
     rss_mb_end: round(rssEnd),
     growth_mb: round(rssEnd - rss100),
-    session_cycles: NN_BENCH.sessionCycles,
-    session_cycles_growth_mb: round(rssCycles1 - rssCycles0),
+    session_cycles_per_window: NN_BENCH.sessionCycles,
+    rss_mb_after_session_windows: windows,
+    session_cycles_growth_mb: round(windows[3] - windows[0]),
     peak_rss_mb: round(peakRssMb()),
   };
 }
