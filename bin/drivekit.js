@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// Entry point of the `drivekit` command: registers the TypeScript loader (tsx), then runs the CLI.
+// Entry point of the `drivekit` command: registers the TypeScript loader (tsx), makes sure glibc keeps
+// freed memory for reuse (core/mallocEnv.ts), then runs the CLI.
 import { register } from 'tsx/esm/api';
 
 register();
-await import('../tools/cli.ts');
+const { reexecWithTunedMalloc } = await import('../core/mallocEnv.ts');
+if (!reexecWithTunedMalloc()) await import('../tools/cli.ts');

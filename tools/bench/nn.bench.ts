@@ -1,6 +1,7 @@
 // Learning-engine benchmarks: a full training step (forward + backward + AdamW) of the three reference
 // models of issue 4 (bev_unet, token_transformer, policy_mlp), RSS over 1,000 steps, and a per-op profile.
 // Each figure runs in its own process so peak RSS is per model and glibc's malloc settings apply.
+import { TUNED_MALLOC_ENV } from '../../core/mallocEnv.ts';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -23,16 +24,8 @@ export const NN_BENCH = {
   profileSteps: 3,
 };
 
-/**
- * glibc malloc told to keep and reuse freed memory instead of returning it to the kernel: on these
- * VMs touching fresh pages costs about 2 ms per MB, so per-step mmap/munmap of large buffers is slow.
- */
-export const MALLOC_ENV = {
-  MALLOC_MMAP_THRESHOLD_: String(1 << 30),
-  MALLOC_TRIM_THRESHOLD_: String(1 << 30),
-  MALLOC_TOP_PAD_: String(64 << 20),
-  MALLOC_ARENA_MAX: '2',
-};
+/** glibc malloc told to keep and reuse freed memory (core/mallocEnv.ts says why). */
+export const MALLOC_ENV = TUNED_MALLOC_ENV;
 
 export interface ReferenceModel {
   graph: nn.Graph;

@@ -4,6 +4,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Benchmark } from './benchmark.ts';
+import { reexecWithTunedMalloc } from '../../core/mallocEnv.ts';
+
+if (reexecWithTunedMalloc()) await new Promise(() => {}); // the child does the work
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const filter = process.argv[2] ?? '';
