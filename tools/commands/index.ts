@@ -45,7 +45,8 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'selftrain',
-    summary: 'self-train the BEV detector on unlabelled logs (detect → track → refine → retrain, per-round AP)',
+    summary:
+      'self-train the BEV detector on unlabelled logs (detect → track → refine → retrain, per-round AP)',
     load: () => import('./selftrain.ts'),
   },
   {
