@@ -31,6 +31,11 @@ export interface SelfTrainConfig {
   labelScoreThreshold: number;
   /** Optimizer steps of the rounds after the first (null: detector.train.steps). */
   laterSteps: number | null;
+  /**
+   * Peak learning rate of the later rounds as a share of round 1's: they fine-tune a trained detector on
+   * labels it made itself, and a full restart of the schedule lets it drift towards its own mistakes.
+   */
+  laterLrScale: number;
   /** Start each later round from the previous round's weights (fine-tune) instead of from scratch. */
   warmStart: boolean;
   /** Range buckets of the AP table (the near range the seeds cover, and beyond it). */
@@ -44,6 +49,7 @@ export const DEFAULT_SELFTRAIN_CONFIG: SelfTrainConfig = {
   laterLabelRangeM: null,
   labelScoreThreshold: 0.3,
   laterSteps: null,
+  laterLrScale: 0.25,
   warmStart: true,
   evalBucketsM: [
     [0, 40],
@@ -251,6 +257,7 @@ export async function selfTrain(
       train: {
         ...cfg.detector.train,
         steps: r === 1 ? cfg.detector.train.steps : (cfg.laterSteps ?? cfg.detector.train.steps),
+        lr: r === 1 ? cfg.detector.train.lr : cfg.detector.train.lr * cfg.laterLrScale,
       },
     };
     const frames: TrainingFrame[] = [];

@@ -134,40 +134,42 @@ export function bevFeatures(
   if (f.length < outOffset + size)
     throw new Error(`bevFeatures: output holds ${f.length} values, needs ${outOffset + size}`);
   f.fill(0, outOffset, outOffset + size);
-  const occ = outOffset;
-  const maxH = outOffset + plane;
-  const sumH = outOffset + 2 * plane;
-  const count = outOffset + 3 * plane;
-  const sumI = outOffset + 4 * plane;
+  // One view per channel keeps the hot loop's indexing simple.
+  const occ = f.subarray(outOffset, outOffset + plane);
+  const maxH = f.subarray(outOffset + plane, outOffset + 2 * plane);
+  const sumH = f.subarray(outOffset + 2 * plane, outOffset + 3 * plane);
+  const count = f.subarray(outOffset + 3 * plane, outOffset + 4 * plane);
+  const sumI = f.subarray(outOffset + 4 * plane, outOffset + 5 * plane);
   const inv = 1 / cellM;
   const hScale = 1 / cfg.maxHeightM;
   const lo = cfg.minHeightM;
   const hi = cfg.maxHeightM;
   const iScale = 1 / intensityDivisor(pts.intensity, cfg.intensityScale);
-  for (let i = 0; i < pts.x.length; i++) {
-    const h = pts.z[i] - groundZ;
+  const { x, y, z, intensity } = pts;
+  for (let i = 0; i < x.length; i++) {
+    const h = z[i] - groundZ;
     if (!(h >= lo && h <= hi)) continue;
-    const c = Math.floor((pts.x[i] - xMinM) * inv);
-    const r = Math.floor((pts.y[i] - yMinM) * inv);
-    // Also rejects NaN x/y (the comparisons fail).
-    if (!(c >= 0 && c < cols && r >= 0 && r < rows)) continue;
-    const k = r * cols + c;
-    // Heights below the ground count as 0 so the channels stay in [0, 1].
+    const u = (x[i] - xMinM) * inv;
+    const v = (y[i] - yMinM) * inv;
+    // Also rejects NaN x/y (the comparisons fail); in range, truncation is the floor.
+    if (!(u >= 0 && u < cols && v >= 0 && v < rows)) continue;
+    const k = (v | 0) * cols + (u | 0);
+    // Heights below the ground count as 0 so the channels stay in [0, 1] (and max starts at 0).
     const hn = h > 0 ? h * hScale : 0;
-    if (f[count + k] === 0 || hn > f[maxH + k]) f[maxH + k] = hn;
-    f[sumH + k] += hn;
-    f[count + k] += 1;
-    const it = pts.intensity[i] * iScale;
-    f[sumI + k] += it - it === 0 ? it : 0;
+    if (hn > maxH[k]) maxH[k] = hn;
+    sumH[k] += hn;
+    count[k] += 1;
+    const it = intensity[i] * iScale;
+    if (it - it === 0) sumI[k] += it;
   }
   const logSat = 1 / Math.log1p(cfg.densitySaturation);
   for (let k = 0; k < plane; k++) {
-    const n = f[count + k];
+    const n = count[k];
     if (n === 0) continue;
-    f[occ + k] = 1;
-    f[sumH + k] /= n;
-    f[sumI + k] = Math.min(1, f[sumI + k] / n);
-    f[count + k] = Math.min(1, Math.log1p(n) * logSat);
+    occ[k] = 1;
+    sumH[k] /= n;
+    sumI[k] = Math.min(1, sumI[k] / n);
+    count[k] = Math.min(1, Math.log1p(n) * logSat);
   }
   return f;
 }

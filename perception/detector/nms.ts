@@ -14,13 +14,20 @@ export function rotatedNms(
   maxKeep = Infinity,
 ): number[] {
   const order = Array.from({ length: boxes.length }, (_, i) => i).sort((a, b) => scores[b] - scores[a]);
+  // Circumscribed radii: boxes whose circles do not meet cannot overlap (most pairs), no clipping needed.
+  const radius = boxes.map((b) => Math.sqrt(b.length * b.length + b.width * b.width) / 2);
   const kept: number[] = [];
   for (const i of order) {
     if (kept.length >= maxKeep) break;
     const b = boxes[i];
     let suppressed = false;
     for (const j of kept) {
-      if (bevIou(b, boxes[j]) > iouThreshold) {
+      const o = boxes[j];
+      const dx = b.cx - o.cx;
+      const dy = b.cy - o.cy;
+      const reach = radius[i] + radius[j];
+      if (dx * dx + dy * dy >= reach * reach) continue;
+      if (bevIou(b, o) > iouThreshold) {
         suppressed = true;
         break;
       }

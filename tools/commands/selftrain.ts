@@ -46,6 +46,7 @@ interface SelfTrainConfigFile {
   laterLabelRangeM?: number | null;
   labelScoreThreshold?: number;
   laterSteps?: number | null;
+  laterLrScale?: number;
   warmStart?: boolean;
   evalBucketsM?: [number, number][];
 }
