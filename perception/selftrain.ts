@@ -27,6 +27,12 @@ export interface SelfTrainConfig {
    * (null: the whole grid). The first round uses detector.targets.labelRangeM (near range, 40 m).
    */
   laterLabelRangeM: number | null;
+  /**
+   * Labels of the rounds after the first: 'detector' — the previous round's detections, tracked and
+   * refined, at every range (OYSTER); 'seeds+far' — the discovery seeds where they exist (within the
+   * first round's label range) and the detector's tracked boxes only beyond it.
+   */
+  laterLabels: 'detector' | 'seeds+far';
   /** Detections below this score are left out of the tracks that become the next round's labels. */
   labelScoreThreshold: number;
   /** Optimizer steps of the rounds after the first (null: detector.train.steps). */
@@ -47,9 +53,10 @@ export const DEFAULT_SELFTRAIN_CONFIG: SelfTrainConfig = {
   detector: DEFAULT_DETECTOR_CONFIG,
   pipeline: resolvePipelineConfig(),
   laterLabelRangeM: null,
-  labelScoreThreshold: 0.3,
-  laterSteps: null,
+  labelScoreThreshold: 0.4,
+  laterSteps: 1500,
   laterLrScale: 0.25,
+  laterLabels: 'seeds+far',
   warmStart: true,
   evalBucketsM: [
     [0, 40],
@@ -140,6 +147,13 @@ export function labelsFromDetections(
   cfg: Pick<SelfTrainConfig, 'labelScoreThreshold' | 'pipeline'>,
 ): Boxes {
   return trackAndRefine(aboveScore(detections, cfg.labelScoreThreshold), reader, cfg.pipeline);
+}
+
+/** Boxes whose centre lies beyond `rangeM` of the ego (BEV). */
+function beyondRange(b: Boxes, rangeM: number): Boxes {
+  const keep: number[] = [];
+  for (let i = 0; i < b.cx.length; i++) if (Math.hypot(b.cx[i], b.cy[i]) > rangeM) keep.push(i);
+  return selectBoxes(b, keep);
 }
 
 /** Boxes with score ≥ `minScore`. */
@@ -317,7 +331,15 @@ export async function selfTrain(
         await log.reader.writeBoxes('selftrain_labels', nextLabels.get(log)!);
       }
     }
-    labels = new Map([...nextLabels].filter(([l]) => isTrain(l)));
+    labels = new Map(
+      [...nextLabels]
+        .filter(([l]) => isTrain(l))
+        .map(([l, b]) =>
+          cfg.laterLabels === 'seeds+far'
+            ? [l, concatBoxes([refined.get(l)!, beyondRange(b, cfg.detector.targets.labelRangeM)])]
+            : [l, b],
+        ),
+    );
   }
   const finalPath = path.join(opts.outDir, 'detector.onnx');
   fs.copyFileSync(modelPath, finalPath + '.tmp');

@@ -51,7 +51,7 @@ export interface TrainConfig {
 }
 
 export const DEFAULT_TRAIN_CONFIG: TrainConfig = {
-  steps: 1500,
+  steps: 3000,
   batchSize: 4,
   cropCells: 256,
   lr: 2e-3,
@@ -62,7 +62,7 @@ export const DEFAULT_TRAIN_CONFIG: TrainConfig = {
   checkpointEvery: 100,
   seed: 1,
   threads: 0,
-  frameStride: 1,
+  frameStride: 2,
   minLabelPoints: 5,
 };
 

@@ -47,6 +47,7 @@ interface SelfTrainConfigFile {
   labelScoreThreshold?: number;
   laterSteps?: number | null;
   laterLrScale?: number;
+  laterLabels?: 'detector' | 'seeds+far';
   warmStart?: boolean;
   evalBucketsM?: [number, number][];
 }
@@ -128,12 +129,8 @@ export function register(program: Command): void {
     .option('--eval-log <log>', 'held-out log scored every round, never trained on (repeatable)', collect, [])
     .option('--rounds <n>', 'train → detect → track → refine rounds', int('--rounds', 1), 3)
     .option('--out <dir>', 'models, checkpoints and results.json (a rerun resumes here)', 'runs/selftrain')
-    .option('--steps <n>', 'optimizer steps of round 1 (default 1500)', int('--steps', 1))
-    .option(
-      '--later-steps <n>',
-      'optimizer steps of later rounds (default: as round 1)',
-      int('--later-steps', 1),
-    )
+    .option('--steps <n>', 'optimizer steps of round 1 (default 3000)', int('--steps', 1))
+    .option('--later-steps <n>', 'optimizer steps of later rounds (default 1500)', int('--later-steps', 1))
     .option('--batch <n>', 'crops per step (default 4)', int('--batch', 1))
     .option('--crop <cells>', 'training crop side in cells, a multiple of 8 (default 256)', int('--crop', 8))
     .option('--range <m>', 'half side of the inference grid (default 51.2)', positive('--range'))
@@ -144,7 +141,7 @@ export function register(program: Command): void {
     )
     .option(
       '--score <p>',
-      'detections below this score do not become labels (default 0.3)',
+      'detections below this score do not become labels (default 0.4)',
       positive('--score'),
     )
     .option('--from-scratch', 'train every round from a fresh init instead of fine-tuning the previous one')
