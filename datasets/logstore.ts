@@ -13,7 +13,13 @@ import {
   readNumeric,
 } from '../core/arrow/columns.ts';
 import { ArrowFileAppender, ArrowFileReader, readArrowFile, writeArrowFile } from '../core/arrow/ipc.ts';
-import { type Boxes, type PointCloud, type SensorFrame, dropNonFinitePoints } from '../core/arrow/records.ts';
+import {
+  type Boxes,
+  type PointCloud,
+  type SensorFrame,
+  concatBoxes,
+  dropNonFinitePoints,
+} from '../core/arrow/records.ts';
 import { schemaFor } from '../core/arrow/schemas.ts';
 import { validateSchema } from '../core/arrow/validate.ts';
 import type { Pose } from '../core/geometry/pose.ts';
@@ -208,31 +214,8 @@ export function readBoxesFile(file: string): Boxes {
   } catch (e) {
     throw new InputError(file, (e as Error).message.replace(`${file}: `, ''));
   }
-  if (batches.length === 1) return batchToBoxes(batches[0], file);
   const parts = batches.map((b) => batchToBoxes(b, file));
-  const cat = <T extends Float32Array | Int32Array>(key: keyof Boxes, ctor: new (n: number) => T): T => {
-    const out = new ctor(parts.reduce((s, p) => s + p.cx.length, 0));
-    let k = 0;
-    for (const p of parts) {
-      out.set(p[key] as T, k);
-      k += p.cx.length;
-    }
-    return out;
-  };
-  return {
-    frameIndex: cat('frameIndex', Int32Array),
-    trackId: cat('trackId', Int32Array),
-    label: parts.flatMap((p) => p.label),
-    score: cat('score', Float32Array),
-    cx: cat('cx', Float32Array),
-    cy: cat('cy', Float32Array),
-    cz: cat('cz', Float32Array),
-    length: cat('length', Float32Array),
-    width: cat('width', Float32Array),
-    height: cat('height', Float32Array),
-    yaw: cat('yaw', Float32Array),
-    numPoints: cat('numPoints', Int32Array),
-  };
+  return parts.length === 1 ? parts[0] : concatBoxes(parts);
 }
 
 /** Reads a log: metadata and poses eagerly (small), frames on demand by index. */

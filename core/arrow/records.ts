@@ -211,15 +211,32 @@ export function selectBoxes(b: Boxes, rows: ArrayLike<number>): Boxes {
   return out;
 }
 
-/** Concatenate box sets (copies). */
+/** Concatenate box sets column by column (copies). */
 export function concatBoxes(parts: readonly Boxes[]): Boxes {
   const n = parts.reduce((s, p) => s + boxesLength(p), 0);
-  const out = allocateBoxes(n);
-  let k = 0;
-  for (const p of parts) {
-    for (let i = 0; i < boxesLength(p); i++) setBoxRow(out, k++, boxRowAt(p, i));
-  }
-  return out;
+  const cat = <T extends Float32Array | Int32Array>(key: keyof Boxes, ctor: new (n: number) => T): T => {
+    const out = new ctor(n);
+    let k = 0;
+    for (const p of parts) {
+      out.set(p[key] as T, k);
+      k += boxesLength(p);
+    }
+    return out;
+  };
+  return {
+    frameIndex: cat('frameIndex', Int32Array),
+    trackId: cat('trackId', Int32Array),
+    label: parts.flatMap((p) => p.label),
+    score: cat('score', Float32Array),
+    cx: cat('cx', Float32Array),
+    cy: cat('cy', Float32Array),
+    cz: cat('cz', Float32Array),
+    length: cat('length', Float32Array),
+    width: cat('width', Float32Array),
+    height: cat('height', Float32Array),
+    yaw: cat('yaw', Float32Array),
+    numPoints: cat('numPoints', Int32Array),
+  };
 }
 
 /** Row indices of each frame: frame index → rows, in row order. */

@@ -1,6 +1,6 @@
 // The whole evaluation of a set of boxes against ground truth: AP by range (ap.ts) and DTC (dtc.ts), in
 // the JSON shape `drivekit eval --json` prints, plus a text table for people.
-import { type Boxes, selectBoxes } from '../../core/arrow/records.ts';
+import { type Boxes, concatBoxes, selectBoxes } from '../../core/arrow/records.ts';
 import { type ApConfig, type ApResult, DEFAULT_AP_CONFIG, evaluateAp, bucketLabel } from './ap.ts';
 import { DEFAULT_DTC_CONFIG, type DtcConfig, evaluateDtc } from './dtc.ts';
 
@@ -91,32 +91,6 @@ function shiftFrames(b: Boxes, offset: number): Boxes {
   return offset === 0 ? b : { ...b, frameIndex: Int32Array.from(b.frameIndex, (f) => f + offset) };
 }
 
-function concatColumns(parts: Boxes[]): Boxes {
-  const cat = <T extends Float32Array | Int32Array>(key: keyof Boxes, ctor: new (n: number) => T): T => {
-    const out = new ctor(parts.reduce((s, p) => s + p.cx.length, 0));
-    let k = 0;
-    for (const p of parts) {
-      out.set(p[key] as T, k);
-      k += p.cx.length;
-    }
-    return out;
-  };
-  return {
-    frameIndex: cat('frameIndex', Int32Array),
-    trackId: cat('trackId', Int32Array),
-    label: parts.flatMap((p) => p.label),
-    score: cat('score', Float32Array),
-    cx: cat('cx', Float32Array),
-    cy: cat('cy', Float32Array),
-    cz: cat('cz', Float32Array),
-    length: cat('length', Float32Array),
-    width: cat('width', Float32Array),
-    height: cat('height', Float32Array),
-    yaw: cat('yaw', Float32Array),
-    numPoints: cat('numPoints', Int32Array),
-  };
-}
-
 /**
  * Evaluate one or several sequences pooled: AP over all their frames together (one precision/recall
  * curve), DTC over all their scored frames, at one score threshold.
@@ -138,8 +112,8 @@ export function evaluateSets(sets: readonly EvalSet[], config: EvalConfigInput =
     if (s.ego) maxFrame = Math.max(maxFrame, s.ego.timesS.length - 1);
     offset += maxFrame + 1;
   }
-  const pred = sets.length === 1 ? preds[0] : concatColumns(preds);
-  const gt = sets.length === 1 ? gts[0] : concatColumns(gts);
+  const pred = sets.length === 1 ? preds[0] : concatBoxes(preds);
+  const gt = sets.length === 1 ? gts[0] : concatBoxes(gts);
   const ignore = new Uint8Array(gt.cx.length);
   let k = 0;
   for (const ig of ignores) {
