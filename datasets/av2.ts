@@ -104,13 +104,14 @@ export function readAv2Sweep(file: string): PointCloud {
   return p;
 }
 
-interface PoseTrack {
+export interface PoseTrack {
   timestampsNs: BigInt64Array;
   q: Float64Array; // qw qx qy qz per row
   t: Float64Array; // tx ty tz per row
 }
 
-function readPoses(file: string): PoseTrack {
+/** The ego trajectory of city_SE3_egovehicle.feather (timestamps strictly increasing). */
+export function readPoses(file: string): PoseTrack {
   const tb = readFeather(file);
   const cols = ['qw', 'qx', 'qy', 'qz', 'tx_m', 'ty_m', 'tz_m'].map((c) => float64Column(tb, c, file));
   const n = tb.numRows;
@@ -202,6 +203,54 @@ function yawOfQuaternion(w: number, x: number, y: number, z: number): number {
   return Math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z));
 }
 
+/** The cuboids of annotations.feather, column by column (ego frame at each row's timestamp). */
+export interface Av2Annotations {
+  timestampNs: BigInt64Array;
+  trackUuid: string[];
+  category: string[];
+  length: Float64Array;
+  width: Float64Array;
+  height: Float64Array;
+  qw: Float64Array;
+  qx: Float64Array;
+  qy: Float64Array;
+  qz: Float64Array;
+  tx: Float64Array;
+  ty: Float64Array;
+  tz: Float64Array;
+}
+
+export function readAnnotations(file: string): Av2Annotations {
+  const ann = readFeather(file);
+  const [length, width, height, qw, qx, qy, qz, tx, ty, tz] = [
+    'length_m',
+    'width_m',
+    'height_m',
+    'qw',
+    'qx',
+    'qy',
+    'qz',
+    'tx_m',
+    'ty_m',
+    'tz_m',
+  ].map((c) => float64Column(ann, c, file));
+  return {
+    timestampNs: bigintColumn(ann, 'timestamp_ns', file),
+    trackUuid: stringColumn(ann, 'track_uuid', file),
+    category: stringColumn(ann, 'category', file),
+    length,
+    width,
+    height,
+    qw,
+    qx,
+    qy,
+    qz,
+    tx,
+    ty,
+    tz,
+  };
+}
+
 export const open: SourceOpener = async (input, opts) => {
   const { root, sweeps } = findLayout(input);
   const stamps = sweeps.map(sweepTimestamp);
@@ -218,22 +267,8 @@ export const open: SourceOpener = async (input, opts) => {
   let trackUuids: string[] = [];
   const rowsOfFrame: number[][] = sweeps.map(() => []);
   if (fs.existsSync(annFile)) {
-    const ann = readFeather(annFile);
-    const ts = bigintColumn(ann, 'timestamp_ns', annFile);
-    const uuid = stringColumn(ann, 'track_uuid', annFile);
-    const category = stringColumn(ann, 'category', annFile);
-    const [len, wid, hei, qw, qx, qy, qz, tx, ty, tz] = [
-      'length_m',
-      'width_m',
-      'height_m',
-      'qw',
-      'qx',
-      'qy',
-      'qz',
-      'tx_m',
-      'ty_m',
-      'tz_m',
-    ].map((c) => float64Column(ann, c, annFile));
+    const a = readAnnotations(annFile);
+    const { timestampNs: ts, trackUuid: uuid, category } = a;
     const trackOf = new Map<string, number>();
     for (const u of uuid) if (!trackOf.has(u)) trackOf.set(u, trackOf.size);
     trackUuids = [...trackOf.keys()];
@@ -247,13 +282,13 @@ export const open: SourceOpener = async (input, opts) => {
       boxes!.frameIndex[k] = f;
       boxes!.trackId[k] = trackOf.get(uuid[r])!;
       boxes!.label[k] = category[r];
-      boxes!.cx[k] = tx[r];
-      boxes!.cy[k] = ty[r];
-      boxes!.cz[k] = tz[r];
-      boxes!.length[k] = len[r];
-      boxes!.width[k] = wid[r];
-      boxes!.height[k] = hei[r];
-      boxes!.yaw[k] = yawOfQuaternion(qw[r], qx[r], qy[r], qz[r]);
+      boxes!.cx[k] = a.tx[r];
+      boxes!.cy[k] = a.ty[r];
+      boxes!.cz[k] = a.tz[r];
+      boxes!.length[k] = a.length[r];
+      boxes!.width[k] = a.width[r];
+      boxes!.height[k] = a.height[r];
+      boxes!.yaw[k] = yawOfQuaternion(a.qw[r], a.qx[r], a.qy[r], a.qz[r]);
     });
   }
   const counted = new Uint8Array(sweeps.length);

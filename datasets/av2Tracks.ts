@@ -3,10 +3,9 @@
 // ego's own track. The feathers are LZ4-compressed: the codec is registered by datasets/av2.ts.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Table } from 'apache-arrow';
 import { InputError } from '../core/errors.ts';
 import { composePoses, poseFromQuaternion, translationOfPose, yawOfPose } from '../core/geometry/pose.ts';
-import { poseAt, readFeather } from './av2.ts';
+import { poseAt, readAnnotations, readPoses } from './av2.ts';
 
 export interface Av2Tracks {
   logId: string;
@@ -31,14 +30,6 @@ export interface Av2Tracks {
   egoYaw: Float64Array;
 }
 
-function column(t: Table, name: string, file: string): unknown[] {
-  const c = t.getChild(name);
-  if (!c) throw new InputError(file, `no column '${name}'`);
-  return Array.from(c.toArray() as ArrayLike<unknown>);
-}
-
-const numbers = (t: Table, name: string, file: string) => Float64Array.from(column(t, name, file), Number);
-
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s.length ? s[s.length >> 1] : 0;
@@ -49,37 +40,10 @@ export function readAv2Tracks(logDir: string): Av2Tracks {
   const annFile = path.join(logDir, 'annotations.feather');
   const poseFile = path.join(logDir, 'city_SE3_egovehicle.feather');
   for (const f of [annFile, poseFile]) if (!fs.existsSync(f)) throw new InputError(f, 'no such file');
-  const ann = readFeather(annFile);
-  const stamps = column(ann, 'timestamp_ns', annFile).map((v) => BigInt(v as bigint));
+  const { timestampNs: stamps, trackUuid: uuid, category, ...ann } = readAnnotations(annFile);
   if (stamps.length === 0) throw new InputError(annFile, 'no annotations');
-  const uuid = column(ann, 'track_uuid', annFile).map(String);
-  const category = column(ann, 'category', annFile).map(String);
-  const [len, wid, hei, qw, qx, qy, qz, tx, ty, tz] = [
-    'length_m',
-    'width_m',
-    'height_m',
-    'qw',
-    'qx',
-    'qy',
-    'qz',
-    'tx_m',
-    'ty_m',
-    'tz_m',
-  ].map((c) => numbers(ann, c, annFile));
-
-  const poses = readFeather(poseFile);
-  const pq = ['qw', 'qx', 'qy', 'qz'].map((c) => numbers(poses, c, poseFile));
-  const pt = ['tx_m', 'ty_m', 'tz_m'].map((c) => numbers(poses, c, poseFile));
-  const pts = column(poses, 'timestamp_ns', poseFile).map((v) => BigInt(v as bigint));
-  const np = pts.length;
-  const track = {
-    timestampsNs: BigInt64Array.from(pts),
-    q: Float64Array.from({ length: 4 * np }, (_, k) => pq[k & 3][k >> 2]),
-    t: Float64Array.from({ length: 3 * np }, (_, k) => pt[k % 3][Math.floor(k / 3)]),
-  };
-  for (let i = 1; i < np; i++)
-    if (track.timestampsNs[i] <= track.timestampsNs[i - 1])
-      throw new InputError(poseFile, `timestamps not increasing at row ${i}`);
+  const { length: len, width: wid, height: hei, qw, qx, qy, qz, tx, ty, tz } = ann;
+  const track = readPoses(poseFile);
 
   const times = BigInt64Array.from([...new Set(stamps)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
   const timeIndex = new Map<bigint, number>();
