@@ -284,6 +284,8 @@ export async function selfTrain(
       checkpointPath: path.join(roundDir, 'checkpoint.safetensors'),
       progress: opts.progress === false ? false : `train round ${r}`,
       initFrom: cfg.warmStart ? prevParams : undefined,
+      onStaleCheckpoint: (ck) =>
+        say(`round ${r}: ${ck} is from another run (settings or labels differ): starting afresh`),
       trainingInfo: { round: r, logs: logs.map((l) => l.name), labelRangeM: det.targets.labelRangeM },
     });
     prevParams = trained.params;

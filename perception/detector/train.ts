@@ -1,5 +1,8 @@
 // Training the BEV detector on (auto-)labels with core/nn: augmented random crops of labelled sweeps,
 // CenterNet targets within the label range, AdamW with warm-up + cosine, checkpoints that resume exactly.
+import fs from 'node:fs';
+import path from 'node:path';
+import { writeFileAtomicSync } from '../../core/atomic.ts';
 import type { Box3 } from '../../core/geometry/box.ts';
 import { Graph } from '../../core/nn/graph.ts';
 import type { Feeds } from '../../core/nn/graphSession.ts';
@@ -175,8 +178,44 @@ export interface TrainDetectorOptions {
    * a time-boxed slice of a longer run; calling again with the same checkpoint continues it.
    */
   stopAtStep?: number;
+  /** Told when a checkpoint of another run (other settings or data) is set aside instead of resumed. */
+  onStaleCheckpoint?: (path: string) => void;
   /** Called after every step with the loss terms. */
   onStep?: (step: number, loss: { total: number; focal: number; regression: number }) => void;
+}
+
+/**
+ * What makes a run the same run: settings (all but the stopping step and thread count), data and starting
+ * weights. A checkpoint resumes only a run with the same fingerprint, kept in a JSON file beside it.
+ */
+function runFingerprint(
+  frames: readonly TrainingFrame[],
+  cfg: DetectorConfig,
+  opts: TrainDetectorOptions,
+): string {
+  let h = 2166136261;
+  const mix = (v: number) => {
+    h = Math.imul(h ^ (Math.round(v * 1000) | 0), 16777619) >>> 0;
+  };
+  for (const f of frames) {
+    mix(f.points.x.length);
+    mix(f.groundZ);
+    for (const b of f.boxes) [b.cx, b.cy, b.cz, b.length, b.width, b.height, b.yaw].forEach(mix);
+  }
+  for (const p of opts.initFrom?.list() ?? []) for (let i = 0; i < p.data.length; i += 97) mix(p.data[i]);
+  const settings = { ...cfg, train: { ...cfg.train, threads: undefined } };
+  return JSON.stringify({ cfg: settings, data: h.toString(16), frames: frames.length });
+}
+
+function setAsideStaleCheckpoint(ckpt: string, fingerprint: string, opts: TrainDetectorOptions): void {
+  const side = `${ckpt}.run.json`;
+  const same = fs.existsSync(side) && fs.readFileSync(side, 'utf8') === fingerprint;
+  if (fs.existsSync(ckpt) && !same) {
+    fs.renameSync(ckpt, `${ckpt}.stale`);
+    opts.onStaleCheckpoint?.(ckpt);
+  }
+  fs.mkdirSync(path.dirname(ckpt), { recursive: true });
+  writeFileAtomicSync(side, fingerprint);
 }
 
 export interface TrainDetectorResult {
@@ -203,6 +242,8 @@ export async function trainDetector(
   if (frames.length === 0) throw new Error('trainDetector: no training frames');
   if (tc.cropCells % INPUT_MULTIPLE !== 0)
     throw new Error(`train.cropCells ${tc.cropCells} is not a multiple of ${INPUT_MULTIPLE}`);
+  if (opts.checkpointPath)
+    setAsideStaleCheckpoint(opts.checkpointPath, runFingerprint(frames, cfg, opts), opts);
   const params = new ParamStore({ seed: tc.seed });
   const net = createDetectorNetwork(params, cfg.network);
   if (opts.initFrom) params.load(new Map(opts.initFrom.list().map((p) => [p.name, p.data])));

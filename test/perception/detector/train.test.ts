@@ -142,6 +142,26 @@ describe('detector training (tiny)', () => {
     for (const p of straight.params.list()) {
       expect(Array.from(resumed.params.get(p.name).data)).toEqual(Array.from(p.data));
     }
+    // Other settings with the same checkpoint path start afresh instead of resuming someone else's run.
+    const stale: string[] = [];
+    const other = await trainDetector(
+      frames,
+      { ...cfg, train: { ...cfg.train, lr: cfg.train.lr / 2 } },
+      { checkpointPath: ck, onStaleCheckpoint: (p) => stale.push(p) },
+    );
+    expect(stale).toEqual([ck]);
+    expect(other.resumedFrom).toBeNull();
+    expect(other.losses).toHaveLength(6);
+    // Another thread count is the same run: it resumes.
+    const ck2 = path.join(dir, 'c.safetensors');
+    await trainDetector(frames, cfg, { checkpointPath: ck2, stopAtStep: 3 });
+    const moreThreads = await trainDetector(
+      frames,
+      { ...cfg, train: { ...cfg.train, threads: 2 } },
+      { checkpointPath: ck2, onStaleCheckpoint: (p) => stale.push(p) },
+    );
+    expect(moreThreads.resumedFrom).toBe(3);
+    expect(stale).toEqual([ck]);
     // A fresh start would not have matched: the weights moved during the run.
     const fresh = await trainDetector(frames, { ...cfg, train: { ...cfg.train, steps: 3 } });
     expect(Array.from(fresh.params.get('stem.weight').data)).not.toEqual(
