@@ -4,7 +4,7 @@ import type { GroundMap } from '../lidar/lidarWorld.ts';
 import { MAT } from '../lidar/materials.ts';
 import { cumulativeArcLength, pointAtArcLength } from '../../core/geometry/polyline.ts';
 import { offsetPolyline, slicePolyline } from './roadNetwork.ts';
-import { createRng } from './rng.ts';
+import { createRng } from '../rng.ts';
 import type { Town } from './town.ts';
 
 const CELL_M = 0.2;

@@ -5,7 +5,7 @@ import { type JunctionCorner, junctionCorners } from './junctions.ts';
 import { type TownLane, buildLaneGraph } from './laneGraph.ts';
 import { buildRoadMap } from './mapFeatures.ts';
 import { type PedestrianGraph, buildPedestrianGraph } from './pedestrianGraph.ts';
-import { createRng } from './rng.ts';
+import { createRng } from '../rng.ts';
 import { type RoadNetwork, generateRoadNetwork } from './roadNetwork.ts';
 import { type StaticWorld, placeStaticWorld } from './staticWorld.ts';
 import { type TownConfig, townConfig } from './townConfig.ts';

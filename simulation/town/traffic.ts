@@ -9,7 +9,7 @@ import type { TownLane } from './laneGraph.ts';
 import { type Rect2, rectsOverlap } from './obb.ts';
 import type { PedestrianGraph } from './pedestrianGraph.ts';
 import { smoothFrameAt } from './polylineFrame.ts';
-import type { Rng } from './rng.ts';
+import type { Rng } from '../rng.ts';
 import type { ParkedCar } from './staticWorld.ts';
 import type { TownConfig } from './townConfig.ts';
 

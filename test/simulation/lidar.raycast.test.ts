@@ -11,7 +11,7 @@ import { buildPackedBvh, castRay, createCaster } from '../../simulation/lidar/pa
 import { createSweepRenderer, renderSweep } from '../../simulation/lidar/sweep.ts';
 import type { SweepScene } from '../../simulation/lidar/sweepScene.ts';
 import { buildAgentTemplates } from '../../simulation/lidar/agentMeshes.ts';
-import { createRng } from '../../simulation/town/rng.ts';
+import { createRng } from '../../simulation/rng.ts';
 
 /** Brute-force nearest hit over all triangles (independent of the BVH). */
 function bruteForce(t: TaggedGeometry, o: number[], d: number[], tMax: number): number {

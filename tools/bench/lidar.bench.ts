@@ -17,7 +17,7 @@ import { allocateSweepPoints, createSweepRenderer, renderColumns } from '../../s
 import { createSweepPool } from '../../simulation/lidar/sweepPool.ts';
 import { type SweepScene, sweepSceneFromTracks } from '../../simulation/lidar/sweepScene.ts';
 import { townGroundRaster } from '../../simulation/town/groundRaster.ts';
-import { createRng } from '../../simulation/town/rng.ts';
+import { createRng } from '../../simulation/rng.ts';
 import { type Town, generateTown } from '../../simulation/town/town.ts';
 import { townStaticGeometry } from '../../simulation/town/townMeshes.ts';
 import { type Benchmark, median } from './benchmark.ts';

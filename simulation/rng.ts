@@ -1,5 +1,6 @@
-// A small seeded pseudo-random generator (mulberry32 state, splitmix32 seeding) so the synthetic town is
-// identical for a seed on every machine; independent named streams keep one part's draws from shifting another's.
+// A small seeded pseudo-random generator (mulberry32 state, splitmix32 seeding) so the synthetic town
+// and the long-tail sets are identical for a seed on every machine; independent named streams keep one
+// part's draws from shifting another's.
 
 /** Mix a 32-bit integer (the splitmix32 / murmur3 finaliser). */
 export function mix32(x: number): number {
