@@ -45,7 +45,7 @@ export function register(program: Command): void {
     .option('--out <file.arrow>', "Boxes output (default: the log's detector.arrow)")
     .option(
       '--range <m>',
-      "half side of the square grid around the ego (default: the model's, 51.2)",
+      'half side of the square grid around the ego (default: the range the model was trained at; the shipped one: 80)',
       positive('--range'),
     )
     .option('--score <p>', 'drop boxes scored below this (default: the model’s, 0.05)', unit('--score'))

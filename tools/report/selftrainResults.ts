@@ -1,6 +1,7 @@
 // The README's self-trained detector results: on labelled logs never trained on, AP by range (0–40 m where
-// the seed labels live, 40–80 m beyond them) and DTC for clustering (40 m, and 80 m for a fair long-range
-// baseline), refined tracks, and each given detector model (raw, and tracked + refined), pooled over logs.
+// the seed labels live, 40–80 m beyond them; then the evaluation's 0–30/30–50/50–80 m) and DTC for clustering
+// (40 m, and 80 m for a fair long-range baseline), refined tracks, and each given detector model (raw, and
+// tracked + refined), pooled over logs.
 // Usage: npx tsx tools/report/selftrainResults.ts [--fov DEG] [--range M] [--model NAME=FILE]... <log>...
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -9,6 +10,7 @@ import { createProgress } from '../../core/progress.ts';
 import { LogReader } from '../../datasets/logstore.ts';
 import { Detector } from '../../perception/detector/model.ts';
 import { discoverLog, logSequence, resolvePipelineConfig } from '../../perception/discoverLog.ts';
+import { DEFAULT_AP_CONFIG } from '../../perception/eval/ap.ts';
 import { type EvalSet, evaluateSets } from '../../perception/eval/evaluate.ts';
 import { DEFAULT_SELFTRAIN_CONFIG, detectLog, labelsFromDetections } from '../../perception/selftrain.ts';
 import { fillGtPointCounts } from '../commands/eval.ts';
@@ -29,8 +31,9 @@ if (positionals.length === 0) {
   );
   process.exit(2);
 }
-const buckets = DEFAULT_SELFTRAIN_CONFIG.evalBucketsM;
-const evalCfg = { ap: { bucketsM: buckets, halfFovDeg: values.fov ? Number(values.fov) / 2 : null } };
+/** The self-training split (seed range and beyond), then the evaluation's default buckets (issue 7's). */
+const bucketSets = [DEFAULT_SELFTRAIN_CONFIG.evalBucketsM, DEFAULT_AP_CONFIG.bucketsM];
+const halfFovDeg = values.fov ? Number(values.fov) / 2 : null;
 const models = (values.model ?? []).map((m) => {
   const eq = m.indexOf('=');
   return { name: m.slice(0, eq), file: m.slice(eq + 1) };
@@ -81,6 +84,12 @@ for (const dir of positionals) {
     await log.close();
   }
 }
-const rows: TableRow[] = [...sets].map(([name, s]) => ({ name, report: evaluateSets(s, evalCfg) }));
-if (values.json) fs.writeFileSync(values.json, JSON.stringify(rows, null, 1) + '\n');
-process.stdout.write(selfTrainMarkdownTable(rows, buckets) + '\n');
+const tables = bucketSets.map((bucketsM) => ({
+  bucketsM,
+  rows: [...sets].map(([name, s]): TableRow => ({
+    name,
+    report: evaluateSets(s, { ap: { bucketsM, halfFovDeg } }),
+  })),
+}));
+if (values.json) fs.writeFileSync(values.json, JSON.stringify(tables, null, 1) + '\n');
+process.stdout.write(tables.map((t) => selfTrainMarkdownTable(t.rows, t.bucketsM)).join('\n\n') + '\n');
