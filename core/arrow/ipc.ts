@@ -2,12 +2,16 @@
 // atomically, and random access to the record batches of a file without reading all of it.
 import fs from 'node:fs';
 import { Footer } from 'apache-arrow/ipc/metadata/file';
+import { Message } from 'apache-arrow/ipc/metadata/message';
+import { VectorLoader } from 'apache-arrow/visitor/vectorloader';
 import {
   AsyncByteQueue,
+  makeData,
   RecordBatch,
   RecordBatchFileWriter,
   RecordBatchReader,
   RecordBatchStreamWriter,
+  Struct,
   Table,
   tableFromIPC,
   type Schema,
@@ -20,12 +24,75 @@ export function encodeBatch(batch: RecordBatch): Uint8Array {
   return RecordBatchStreamWriter.writeAll([batch]).toUint8Array(true);
 }
 
-/** Decode IPC stream bytes holding exactly one record batch. Throws on anything else. */
+/**
+ * Decode IPC stream bytes holding exactly one record batch. Throws on anything else. The common case
+ * (schema message, one uncompressed batch without dictionaries, end marker) is read directly: the
+ * streaming reader's generic machinery costs more than the decode itself on every stream message.
+ * Anything else, including malformed bytes, goes through the full reader and its errors.
+ */
 export function decodeBatch(bytes: Uint8Array): RecordBatch {
+  const direct = tryDecodeSingleBatch(bytes);
+  if (direct) return direct;
   const reader = RecordBatchReader.from(bytes);
   const batches = reader.readAll();
   if (batches.length !== 1) throw new Error(`expected one record batch, got ${batches.length}`);
   return batches[0];
+}
+
+/** The IPC continuation token that starts every message of the current format. */
+const CONTINUATION = 0xffffffff;
+
+/** One encapsulated message at `at`: its decoded metadata and where its body lies, or null. */
+function messageAt(bytes: Uint8Array, view: DataView, at: number) {
+  if (at + 8 > bytes.length || view.getUint32(at, true) !== CONTINUATION) return null;
+  const metaLength = view.getInt32(at + 4, true);
+  const bodyStart = at + 8 + metaLength;
+  if (metaLength <= 0 || bodyStart > bytes.length) return null;
+  const message = Message.decode(bytes.subarray(at + 8, bodyStart));
+  const bodyEnd = bodyStart + Number(message.bodyLength);
+  if (bodyEnd > bytes.length) return null;
+  return { message, body: bytes.subarray(bodyStart, bodyEnd), next: bodyEnd };
+}
+
+/** The direct read, or null when it does not apply or the bytes are malformed (the full reader says why). */
+function tryDecodeSingleBatch(bytes: Uint8Array): RecordBatch | null {
+  try {
+    return decodeSingleBatch(bytes);
+  } catch {
+    return null;
+  }
+}
+
+/** The direct read of decodeBatch, or null where the bytes are not that common case. */
+function decodeSingleBatch(bytes: Uint8Array): RecordBatch | null {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const first = messageAt(bytes, view, 0);
+  if (!first || !first.message.isSchema() || first.body.length !== 0) return null;
+  const schema = first.message.header();
+  if (schema.dictionaries.size > 0) return null;
+  const second = messageAt(bytes, view, first.next);
+  if (!second || !second.message.isRecordBatch()) return null;
+  const header = second.message.header();
+  if (header.compression != null) return null;
+  // Exactly one batch: the end marker (or the end of the bytes) must follow.
+  const end = second.next;
+  const atEnd =
+    end === bytes.length ||
+    (end + 8 <= bytes.length &&
+      view.getUint32(end, true) === CONTINUATION &&
+      view.getInt32(end + 4, true) === 0);
+  if (!atEnd) return null;
+  const loader = new VectorLoader(
+    second.body,
+    header.nodes,
+    header.buffers,
+    new Map(),
+    schema.metadataVersion,
+    header.variadicBufferCounts,
+  );
+  const children = loader.visitMany(schema.fields);
+  const data = makeData({ type: new Struct(schema.fields), length: header.length, children });
+  return new RecordBatch(schema, data, second.message.metadata);
 }
 
 /** Write batches (sharing one schema) as an Arrow IPC file, atomically. */

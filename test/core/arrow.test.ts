@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Field, Float64, RecordBatch, Schema } from 'apache-arrow';
+import { Field, Float64, RecordBatch, RecordBatchStreamWriter, Schema } from 'apache-arrow';
 import {
   agentStatesToBatch,
   batchToAgentStates,
@@ -49,6 +49,20 @@ describe('arrow records', () => {
     expect(Array.from(f.points.x)).toEqual(Array.from(p.x));
     expect(Array.from(f.points.ring)).toEqual(Array.from(p.ring));
     expect(f.points.tOffset[999]).toBeCloseTo(0.0999, 6);
+  });
+
+  it('decodes a one-batch message as views of its bytes, and refuses two batches or a cut body', () => {
+    const p = allocatePointCloud(500);
+    for (let i = 0; i < 500; i++) p.y[i] = -i;
+    const frame = { logId: 'l', frameIndex: 3, timestampNs: 5n, pose: poseFromTranslationYaw(0, 0, 0, 0) };
+    const batch = sensorFrameToBatch({ ...frame, points: p });
+    const bytes = encodeBatch(batch);
+    const f = batchToSensorFrame(decodeBatch(bytes));
+    expect(f.points.y.buffer).toBe(bytes.buffer);
+    expect(f.points.y[499]).toBe(-499);
+    const two = RecordBatchStreamWriter.writeAll([batch, batch]).toUint8Array(true);
+    expect(() => decodeBatch(two)).toThrow(/expected one record batch, got 2/);
+    expect(() => batchToSensorFrame(decodeBatch(bytes.subarray(0, bytes.length - 1000)))).toThrow();
   });
 
   it('round-trips Boxes, AgentStates and Tokens', () => {
