@@ -1,9 +1,10 @@
 // Shared set-up of the intersection kinds: the four-way junction, signals that hold north–south green
-// and east–west red for the whole scenario, and timing helpers for meeting at a conflict point.
+// and east–west red for the whole scenario, timing helpers for meeting at a conflict point, and the
+// two-car crossing that the red-light-runner and unprotected-left kinds share.
 import { LIGHT } from '../../scenario.ts';
 import { type Arm, ARMS, crossIntersection, type Intersection } from '../roads.ts';
-import { FRAME } from '../kind.ts';
-import { laneChain, type Path, pathPose } from '../scenarioBuilder.ts';
+import { CAR, FRAME, type LongtailDraft } from '../kind.ts';
+import { buildScenario, laneChain, type Path, pathPose, speedProfile } from '../scenarioBuilder.ts';
 
 export function signalledIntersection(speedLimitMps: number): Intersection {
   const x = crossIntersection({ armLengthM: 120, laneWidthM: 3.6, speedLimitMps, stopM: 9 });
@@ -48,4 +49,43 @@ export function conflict(a: Path, b: Path): { sa: number; sb: number } {
     }
   }
   return { sa, sb };
+}
+
+/** Two cars crossing a signalled junction: the ego's and the other car's movement, speeds and timing. */
+export interface CrossingPair {
+  kind: string;
+  ego: { from: Arm; to: Arm; speedMps: number };
+  other: { from: Arm; to: Arm; speedMps: number };
+  /** Speed limit of the junction's lanes. */
+  speedLimitMps: number;
+  /** The ego's distance to the conflict point at the current step. */
+  distanceM: number;
+  /** When the other car reaches the conflict point, relative to the ego (s; negative: first). */
+  offsetS: number;
+}
+
+/** The scenario of a crossing pair at constant speeds, the ego controlled; both meet at `offsetS`. */
+export function crossingPairDraft(id: string, c: CrossingPair): Omit<LongtailDraft, 'params'> {
+  const x = signalledIntersection(c.speedLimitMps);
+  const ego = turn(x, c.ego.from, c.ego.to);
+  const other = turn(x, c.other.from, c.other.to);
+  const meet = conflict(ego.path, other.path);
+  const s0 = meet.sa - c.distanceM;
+  const tMeet = c.distanceM / c.ego.speedMps + c.offsetS;
+  const o0 = meet.sb - c.other.speedMps * tMeet;
+  const ep = speedProfile(c.ego.speedMps, []);
+  const op = speedProfile(c.other.speedMps, []);
+  const scenario = buildScenario({ id, source: `longtail:${c.kind}`, map: x.map, ...FRAME }, [
+    {
+      id: 0,
+      type: 'vehicle',
+      ...CAR,
+      controlled: true,
+      ego: true,
+      route: ego.lanes,
+      pose: (t) => pathPose(ego.path, s0 + ep(t).s),
+    },
+    { id: 1, type: 'vehicle', ...CAR, pose: (t) => pathPose(other.path, o0 + op(t).s) },
+  ]);
+  return { scenario, route: ego.path, s0, v0: c.ego.speedMps };
 }
