@@ -2,7 +2,7 @@
 // point-to-edge distance (CPD's criterion; Zhang et al. 2017 "closeness"), height from the points down to the ground.
 import { allocateBoxes, type Boxes } from '../core/arrow/records.ts';
 import { convexHull } from '../core/geometry/polygon.ts';
-import { minAreaRect, type Rect2 } from '../core/geometry/minAreaRect.ts';
+import { hullExtents, minAreaRect, type Rect2, rectFromExtents } from '../core/geometry/minAreaRect.ts';
 import type { ClusterResult } from './cluster.ts';
 import { groundHeightAt, type GroundModel, type XYZ } from './ground.ts';
 
@@ -79,6 +79,7 @@ export function closenessRect(
   const step = Math.max(1, Math.floor(m / maxScorePoints));
   let best = Infinity;
   let out: Rect2 = { cx: 0, cy: 0, length: 0, width: 0, yaw: 0 };
+  const ext = new Float64Array(4);
   for (let e = 0; e < h; e++) {
     const ex = hull[(2 * e + 2) % (2 * h)] - hull[2 * e];
     const ey = hull[(2 * e + 3) % (2 * h)] - hull[2 * e + 1];
@@ -86,18 +87,8 @@ export function closenessRect(
     if (norm === 0) continue;
     const ux = ex / norm;
     const uy = ey / norm;
-    let minU = Infinity;
-    let maxU = -Infinity;
-    let minV = Infinity;
-    let maxV = -Infinity;
-    for (let i = 0; i < h; i++) {
-      const u = hull[2 * i] * ux + hull[2 * i + 1] * uy;
-      const v = -hull[2 * i] * uy + hull[2 * i + 1] * ux;
-      if (u < minU) minU = u;
-      if (u > maxU) maxU = u;
-      if (v < minV) minV = v;
-      if (v > maxV) maxV = v;
-    }
+    hullExtents(hull, h, ux, uy, ext);
+    const [minU, maxU, minV, maxV] = ext;
     const area = (maxU - minU) * (maxV - minV);
     if (area >= best) continue; // the distance term is non-negative: it cannot win
     let dist = 0;
@@ -111,7 +102,7 @@ export function closenessRect(
     const score = area + (weight * dist) / cnt;
     if (score < best) {
       best = score;
-      out = rectFromExtents(ux, uy, minU, maxU, minV, maxV);
+      out = rectFromExtents(ux, uy, ext);
     }
   }
   return out;
@@ -167,28 +158,6 @@ export function columnHull(xs: Float64Array, ys: Float64Array, m: number): Float
     out[2 * j + 1] = ys[chain[j]];
   }
   return out;
-}
-
-function rectFromExtents(
-  ux: number,
-  uy: number,
-  minU: number,
-  maxU: number,
-  minV: number,
-  maxV: number,
-): Rect2 {
-  const cu = (minU + maxU) / 2;
-  const cv = (minV + maxV) / 2;
-  let length = maxU - minU;
-  let width = maxV - minV;
-  let yaw = Math.atan2(uy, ux);
-  if (width > length) {
-    [length, width] = [width, length];
-    yaw += Math.PI / 2;
-  }
-  while (yaw > Math.PI / 2) yaw -= Math.PI;
-  while (yaw <= -Math.PI / 2) yaw += Math.PI;
-  return { cx: cu * ux - cv * uy, cy: cu * uy + cv * ux, length, width, yaw };
 }
 
 /** Fit a box to every cluster and keep those that pass the size, height and point-count filters. */
