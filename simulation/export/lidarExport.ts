@@ -1,7 +1,7 @@
 // Rendered LiDAR of a simulated scenario: the ego's sensor (the LiDAR simulator of simulation/lidar)
 // sweeps every step of the rollout, written through the log store as SensorFrames with poses and box
 // labels (every agent in range, in the frame's vehicle frame, with the points inside it).
-import { allocateBoxes } from '../../core/arrow/records.ts';
+import { allocateBoxes, setBoxRow } from '../../core/arrow/records.ts';
 import { countPointsInBox, transformBox } from '../../core/geometry/box.ts';
 import { invertPose, poseFromTranslationYaw } from '../../core/geometry/pose.ts';
 import { InputError } from '../../core/errors.ts';
@@ -107,19 +107,15 @@ export async function exportLidarLog(
       }
     }
     const labels = allocateBoxes(rows.length);
-    rows.forEach((r, i) => {
-      labels.frameIndex[i] = r.frame;
-      labels.trackId[i] = tr.ids[r.agent];
-      labels.label[i] = tr.types[r.agent];
-      labels.cx[i] = r.box.cx;
-      labels.cy[i] = r.box.cy;
-      labels.cz[i] = r.box.cz;
-      labels.length[i] = r.box.length;
-      labels.width[i] = r.box.width;
-      labels.height[i] = r.box.height;
-      labels.yaw[i] = r.box.yaw;
-      labels.numPoints[i] = r.points;
-    });
+    rows.forEach((r, i) =>
+      setBoxRow(labels, i, {
+        ...r.box,
+        frameIndex: r.frame,
+        trackId: tr.ids[r.agent],
+        label: tr.types[r.agent],
+        numPoints: r.points,
+      }),
+    );
     writer.setLabels(labels);
     return await writer.close();
   } catch (err) {

@@ -1,7 +1,7 @@
 // A synthetic log with exact ground truth: town → LiDAR at 10 Hz → frames, poses, labels (agents in range with
 // points inside their box) through the log store, plus the scenario. Same seed → byte-identical frames.
 import path from 'node:path';
-import { type Boxes, allocateBoxes } from '../../core/arrow/records.ts';
+import { type Boxes, allocateBoxes, setBoxRow } from '../../core/arrow/records.ts';
 import { countPointsInBox, transformBox } from '../../core/geometry/box.ts';
 import { invertPose, poseFromTranslationYaw } from '../../core/geometry/pose.ts';
 import { type LogMeta, LogWriter } from '../../datasets/logstore.ts';
@@ -176,18 +176,14 @@ export async function writeSyntheticLog(o: SynthOptions): Promise<SynthResult> {
     const labels = allocateBoxes(rows.length);
     const meshHitsPerLabel = new Int32Array(rows.length);
     rows.forEach((r, i) => {
-      labels.frameIndex[i] = r.frame;
-      labels.trackId[i] = tr.ids[r.agent];
-      labels.label[i] = town.traffic.classes[r.agent];
-      labels.score[i] = 1;
-      labels.cx[i] = r.box.cx;
-      labels.cy[i] = r.box.cy;
-      labels.cz[i] = r.box.cz;
-      labels.length[i] = r.box.length;
-      labels.width[i] = r.box.width;
-      labels.height[i] = r.box.height;
-      labels.yaw[i] = r.box.yaw;
-      labels.numPoints[i] = r.points;
+      setBoxRow(labels, i, {
+        ...r.box,
+        frameIndex: r.frame,
+        trackId: tr.ids[r.agent],
+        label: town.traffic.classes[r.agent],
+        score: 1,
+        numPoints: r.points,
+      });
       meshHitsPerLabel[i] = r.hits;
     });
     writer.setLabels(labels);
