@@ -2,7 +2,7 @@
 // constant speed in the log (the "do nothing" plan the oracle then replaces) among scripted agents.
 import type { Scenario } from '../scenario.ts';
 import type { Rng } from '../rng.ts';
-import type { Path } from './scenarioBuilder.ts';
+import { type AgentSpec, type Path, pathPose, speedProfile } from './scenarioBuilder.ts';
 
 export interface LongtailDraft {
   scenario: Scenario;
@@ -31,4 +31,18 @@ export const PERSON = { length: 0.6, width: 0.6, height: 1.75 } as const;
 export function smoothstep(t: number, t0: number, d: number): [number, number] {
   const u = Math.min(1, Math.max(0, (t - t0) / d));
   return [u * u * (3 - 2 * u), u > 0 && u < 1 ? (6 * u * (1 - u)) / d : 0];
+}
+
+/** The ego: a car driving its route (lane ids and path) from arc length s0 at a constant speed, controlled. */
+export function egoCar(route: Path, lanes: number[], s0: number, speedMps: number): AgentSpec {
+  const profile = speedProfile(speedMps, []);
+  return {
+    id: 0,
+    type: 'vehicle',
+    ...CAR,
+    controlled: true,
+    ego: true,
+    route: lanes,
+    pose: (t) => pathPose(route, s0 + profile(t).s),
+  };
 }

@@ -1,7 +1,7 @@
 // Cut-in: a car in the next lane, slightly ahead, swerves into the ego's lane with a small gap and brakes.
-import { CAR, FRAME, type LongtailKind, smoothstep } from '../kind.ts';
+import { CAR, FRAME, egoCar, type LongtailKind, smoothstep } from '../kind.ts';
 import { straightRoad } from '../roads.ts';
-import { buildScenario, laneChain, pathPose, speedProfile } from '../scenarioBuilder.ts';
+import { buildScenario, laneChain, speedProfile } from '../scenarioBuilder.ts';
 
 export const cutIn: LongtailKind = {
   name: 'cut-in',
@@ -17,22 +17,13 @@ export const cutIn: LongtailKind = {
     const map = straightRoad({ lanes: 2, lengthM: 400, laneWidthM: w, speedLimitMps: 20, shoulderM: 0 });
     const route = laneChain(map, [1]);
     const s0 = 60;
-    const ego = speedProfile(v, []);
     const va = v - slower;
     const adv = speedProfile(va, [
       { fromS: cutAt + cutFor, accel: -decel },
       { fromS: cutAt + cutFor + 2, accel: 0 },
     ]);
     const scenario = buildScenario({ id, source: 'longtail:cut-in', map, ...FRAME }, [
-      {
-        id: 0,
-        type: 'vehicle',
-        ...CAR,
-        controlled: true,
-        ego: true,
-        route: [1],
-        pose: (t) => pathPose(route, s0 + ego(t).s),
-      },
+      egoCar(route, [1], s0, v),
       {
         id: 1,
         type: 'vehicle',

@@ -1,7 +1,7 @@
 // Hard brake: the car ahead, at a short headway, brakes harder (7–10 m/s²) than the ego can, to a stop.
 import { straightRoad } from '../roads.ts';
 import { buildScenario, laneChain, pathPose, speedProfile } from '../scenarioBuilder.ts';
-import { CAR, FRAME, type LongtailKind } from '../kind.ts';
+import { CAR, FRAME, egoCar, type LongtailKind } from '../kind.ts';
 
 export const hardBrake: LongtailKind = {
   name: 'hard-brake',
@@ -15,18 +15,9 @@ export const hardBrake: LongtailKind = {
     const route = laneChain(map, [1]);
     const s0 = 60;
     const lead0 = s0 + CAR.length + v * headway;
-    const ego = speedProfile(v, []);
     const lead = speedProfile(v, [{ fromS: brakeAt, accel: -decel }]);
     const scenario = buildScenario({ id, source: 'longtail:hard-brake', map, ...FRAME }, [
-      {
-        id: 0,
-        type: 'vehicle',
-        ...CAR,
-        controlled: true,
-        ego: true,
-        route: [1],
-        pose: (t) => pathPose(route, s0 + ego(t).s),
-      },
+      egoCar(route, [1], s0, v),
       { id: 1, type: 'vehicle', ...CAR, pose: (t) => pathPose(route, lead0 + lead(t).s) },
     ]);
     return {

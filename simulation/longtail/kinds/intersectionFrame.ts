@@ -3,7 +3,7 @@
 // two-car crossing that the red-light-runner and unprotected-left kinds share.
 import { LIGHT } from '../../scenario.ts';
 import { type Arm, ARMS, crossIntersection, type Intersection } from '../roads.ts';
-import { CAR, FRAME, type LongtailDraft } from '../kind.ts';
+import { CAR, egoCar, FRAME, type LongtailDraft } from '../kind.ts';
 import { buildScenario, laneChain, type Path, pathPose, speedProfile } from '../scenarioBuilder.ts';
 
 export function signalledIntersection(speedLimitMps: number): Intersection {
@@ -73,18 +73,9 @@ export function crossingPairDraft(id: string, c: CrossingPair): Omit<LongtailDra
   const s0 = meet.sa - c.distanceM;
   const tMeet = c.distanceM / c.ego.speedMps + c.offsetS;
   const o0 = meet.sb - c.other.speedMps * tMeet;
-  const ep = speedProfile(c.ego.speedMps, []);
   const op = speedProfile(c.other.speedMps, []);
   const scenario = buildScenario({ id, source: `longtail:${c.kind}`, map: x.map, ...FRAME }, [
-    {
-      id: 0,
-      type: 'vehicle',
-      ...CAR,
-      controlled: true,
-      ego: true,
-      route: ego.lanes,
-      pose: (t) => pathPose(ego.path, s0 + ep(t).s),
-    },
+    egoCar(ego.path, ego.lanes, s0, c.ego.speedMps),
     { id: 1, type: 'vehicle', ...CAR, pose: (t) => pathPose(other.path, o0 + op(t).s) },
   ]);
   return { scenario, route: ego.path, s0, v0: c.ego.speedMps };

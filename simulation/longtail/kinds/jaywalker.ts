@@ -1,7 +1,7 @@
 // Jaywalker: a pedestrian steps off the kerb mid-block and crosses in front of the ego.
-import { FRAME, type LongtailKind, PERSON, CAR } from '../kind.ts';
+import { FRAME, egoCar, type LongtailKind, PERSON, CAR } from '../kind.ts';
 import { straightRoad } from '../roads.ts';
-import { buildScenario, laneChain, pathPose, speedProfile } from '../scenarioBuilder.ts';
+import { buildScenario, laneChain } from '../scenarioBuilder.ts';
 
 /** A pedestrian standing at (x, y0) until `startS`, then walking +y at `speed`. */
 export function crossingPedestrian(x: number, y0: number, startS: number, speed: number) {
@@ -24,17 +24,8 @@ export const jaywalker: LongtailKind = {
     // When the pedestrian's front reaches the lane edge, and where the ego is `late` s after that.
     const enter = startAt + (-w / 2 - PERSON.width / 2 - y0 - CAR.width / 2 + w / 2) / walk;
     const xPed = s0 + v * (enter + late) + CAR.length / 2;
-    const ego = speedProfile(v, []);
     const scenario = buildScenario({ id, source: 'longtail:jaywalker', map, ...FRAME }, [
-      {
-        id: 0,
-        type: 'vehicle',
-        ...CAR,
-        controlled: true,
-        ego: true,
-        route: [1],
-        pose: (t) => pathPose(route, s0 + ego(t).s),
-      },
+      egoCar(route, [1], s0, v),
       { id: 1, type: 'pedestrian', ...PERSON, pose: crossingPedestrian(xPed, y0, startAt, walk) },
     ]);
     return {

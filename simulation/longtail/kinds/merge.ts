@@ -1,7 +1,7 @@
 // Merge: the lane to the ego's left ends; a slower car there merges just in front of the ego without yielding.
-import { CAR, FRAME, type LongtailKind, smoothstep } from '../kind.ts';
+import { CAR, FRAME, egoCar, type LongtailKind, smoothstep } from '../kind.ts';
 import { straightRoad } from '../roads.ts';
-import { buildScenario, laneChain, pathPose, speedProfile } from '../scenarioBuilder.ts';
+import { buildScenario, laneChain, speedProfile } from '../scenarioBuilder.ts';
 
 export const merge: LongtailKind = {
   name: 'merge',
@@ -28,17 +28,8 @@ export const merge: LongtailKind = {
       mergeEndM: endM - 30,
     });
     const route = laneChain(map, [1]);
-    const ego = speedProfile(v, []);
     const scenario = buildScenario({ id, source: 'longtail:merge', map, ...FRAME }, [
-      {
-        id: 0,
-        type: 'vehicle',
-        ...CAR,
-        controlled: true,
-        ego: true,
-        route: [1],
-        pose: (t) => pathPose(route, s0 + ego(t).s),
-      },
+      egoCar(route, [1], s0, v),
       {
         id: 1,
         type: 'vehicle',

@@ -1,7 +1,7 @@
 // Occluded pedestrian: a pedestrian waiting behind a van parked on the shoulder walks out into the lane.
-import { CAR, FRAME, type LongtailKind, PERSON, VAN } from '../kind.ts';
+import { CAR, FRAME, egoCar, type LongtailKind, PERSON, VAN } from '../kind.ts';
 import { straightRoad } from '../roads.ts';
-import { buildScenario, laneChain, pathPose, speedProfile } from '../scenarioBuilder.ts';
+import { buildScenario, laneChain } from '../scenarioBuilder.ts';
 import { crossingPedestrian } from './jaywalker.ts';
 
 export const occludedPedestrian: LongtailKind = {
@@ -28,17 +28,8 @@ export const occludedPedestrian: LongtailKind = {
     const enter = startAt + (-w / 2 - PERSON.width / 2 - y0 - CAR.width / 2 + w / 2) / walk;
     const xPed = s0 + v * (enter + late) + CAR.length / 2;
     const xVan = xPed - VAN.length / 2 - PERSON.length / 2 - 0.3;
-    const ego = speedProfile(v, []);
     const scenario = buildScenario({ id, source: 'longtail:occluded-pedestrian', map, ...FRAME }, [
-      {
-        id: 0,
-        type: 'vehicle',
-        ...CAR,
-        controlled: true,
-        ego: true,
-        route: [1],
-        pose: (t) => pathPose(route, s0 + ego(t).s),
-      },
+      egoCar(route, [1], s0, v),
       { id: 1, type: 'pedestrian', ...PERSON, pose: crossingPedestrian(xPed, y0, startAt, walk) },
       { id: 2, type: 'vehicle', ...VAN, pose: () => ({ x: xVan, y: yVan, yaw: 0 }) },
     ]);
