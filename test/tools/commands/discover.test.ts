@@ -1,62 +1,17 @@
 // `drivekit discover` and `drivekit eval` as a user runs them: files written into the log, the --json
 // shapes the issue fixes, and one-line errors with a non-zero exit on bad input.
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { allocatePointCloud, boxesFromRows } from '../../../core/arrow/records.ts';
-import { REPO_ROOT } from '../../../core/paths.ts';
+import { allocatePointCloud } from '../../../core/arrow/records.ts';
 import { LogWriter, readBoxesFile } from '../../../datasets/logstore.ts';
-import { castSequence } from '../../perception/scene.ts';
+import { drivekit, writeCastLog } from './castLog.ts';
 import { tmpDir } from '../../perception/tmp.ts';
-
-const run = promisify(execFile);
-const drivekit = (...args: string[]) =>
-  run(process.execPath, [path.join(REPO_ROOT, 'bin', 'drivekit.js'), ...args], { cwd: REPO_ROOT });
-
-async function syntheticLog(dir: string) {
-  const seq = castSequence({
-    sensorZ: 1.8,
-    rings: 32,
-    azimuthSteps: 720,
-    minElevationDeg: -24.9,
-    maxElevationDeg: 2,
-    maxRangeM: 60,
-    frames: 12,
-    rateHz: 10,
-    egoSpeed: 5,
-    terrain: () => 0,
-    noiseM: 0.02,
-    objects: [
-      { cx: 15, cy: 4, cz: 0.8, length: 4.5, width: 1.8, height: 1.6, yaw: 0, vx: 6, vy: 0 },
-      { cx: 12, cy: -5, cz: 0.8, length: 4.4, width: 1.8, height: 1.6, yaw: 0.1, vx: 0, vy: 0 },
-    ],
-  });
-  const w = LogWriter.create(dir, { source: 'test' });
-  seq.sweeps.forEach((s, f) => {
-    const p = allocatePointCloud(s.x.length);
-    p.x.set(s.x);
-    p.y.set(s.y);
-    p.z.set(s.z);
-    w.appendFrame({
-      timestampNs: BigInt(f) * 100_000_000n,
-      pose: seq.poses.subarray(16 * f, 16 * f + 16),
-      points: p,
-    });
-  });
-  w.setLabels(
-    boxesFromRows(
-      seq.gt.map((g) => ({ ...g.box, frameIndex: g.frame, trackId: g.track, numPoints: g.points })),
-    ),
-  );
-  await w.close();
-}
 
 describe('drivekit discover / eval', () => {
   it('discovers into the log and scores it in the documented JSON shape', async () => {
     const log = path.join(tmpDir(), 'log');
-    await syntheticLog(log);
+    await writeCastLog(log, 60);
     const d = await drivekit('discover', '--log', log, '--min-track', '5', '--json');
     const summary = JSON.parse(d.stdout);
     expect(summary.frames).toBe(12);
