@@ -54,11 +54,15 @@ function messageAt(bytes: Uint8Array, view: DataView, at: number) {
   return { message, body: bytes.subarray(bodyStart, bodyEnd), next: bodyEnd };
 }
 
+/** A record batch whose buffers point outside its message body: corrupt, whichever reader reads it. */
+class BatchBodyError extends Error {}
+
 /** The direct read, or null when it does not apply or the bytes are malformed (the full reader says why). */
 function tryDecodeSingleBatch(bytes: Uint8Array): RecordBatch | null {
   try {
     return decodeSingleBatch(bytes);
-  } catch {
+  } catch (e) {
+    if (e instanceof BatchBodyError) throw e;
     return null;
   }
 }
@@ -82,6 +86,13 @@ function decodeSingleBatch(bytes: Uint8Array): RecordBatch | null {
       view.getUint32(end, true) === CONTINUATION &&
       view.getInt32(end + 4, true) === 0);
   if (!atEnd) return null;
+  for (const b of header.buffers) {
+    if (b.offset + b.length > second.body.length) {
+      throw new BatchBodyError(
+        `record batch buffer [${b.offset}, ${b.offset + b.length}) lies outside its ${second.body.length}-byte body`,
+      );
+    }
+  }
   const loader = new VectorLoader(
     second.body,
     header.nodes,

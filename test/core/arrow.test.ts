@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Field, Float64, RecordBatch, RecordBatchStreamWriter, Schema } from 'apache-arrow';
+import { Message } from 'apache-arrow/ipc/metadata/message';
 import {
   agentStatesToBatch,
   batchToAgentStates,
@@ -63,6 +64,22 @@ describe('arrow records', () => {
     const two = RecordBatchStreamWriter.writeAll([batch, batch]).toUint8Array(true);
     expect(() => decodeBatch(two)).toThrow(/expected one record batch, got 2/);
     expect(() => batchToSensorFrame(decodeBatch(bytes.subarray(0, bytes.length - 1000)))).toThrow();
+    // A batch whose message claims a shorter body than its buffers need: an error, not short columns.
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const at = 8 + view.getInt32(4, true);
+    const metaEnd = at + 8 + view.getInt32(at + 4, true);
+    const bodyLength = Number(Message.decode(bytes.subarray(at + 8, metaEnd)).bodyLength);
+    const meta = Buffer.from(bytes.subarray(0, metaEnd));
+    const where = meta.indexOf(Buffer.from(BigInt64Array.of(BigInt(bodyLength)).buffer), at + 8);
+    expect(where).toBeGreaterThan(0);
+    meta.writeBigInt64LE(BigInt(bodyLength - 64), where);
+    const short = Buffer.concat([
+      meta,
+      bytes.subarray(metaEnd, metaEnd + bodyLength - 64),
+      new Uint8Array(8),
+    ]);
+    short.writeUInt32LE(0xffffffff, short.length - 8);
+    expect(() => decodeBatch(short)).toThrow(/outside its \d+-byte body/);
   });
 
   it('round-trips Boxes, AgentStates and Tokens', () => {
