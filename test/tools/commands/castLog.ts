@@ -3,6 +3,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { expect } from 'vitest';
 import { allocatePointCloud, boxesFromRows } from '../../../core/arrow/records.ts';
 import { REPO_ROOT } from '../../../core/paths.ts';
 import { LogWriter } from '../../../datasets/logstore.ts';
@@ -13,6 +14,18 @@ const run = promisify(execFile);
 /** `drivekit <args>` in the repository; rejects (with stdout/stderr) on a non-zero exit. */
 export const drivekit = (...args: string[]) =>
   run(process.execPath, [path.join(REPO_ROOT, 'bin', 'drivekit.js'), ...args], { cwd: REPO_ROOT });
+
+/** `drivekit <args>` must fail with exit 1 and one stderr line matching `msg`. */
+export async function expectOneLineFailure(args: string[], msg: RegExp): Promise<void> {
+  const e = (await drivekit(...args).then(
+    () => null,
+    (err: unknown) => err,
+  )) as { code: number; stderr: string } | null;
+  expect(e).not.toBeNull();
+  expect(e!.code).toBe(1);
+  expect(e!.stderr.trim().split('\n')).toHaveLength(1);
+  expect(e!.stderr).toMatch(msg);
+}
 
 /** A 12-frame labelled log of the scene, cast by a 32-beam sensor out to `maxRangeM`. */
 export async function writeCastLog(dir: string, maxRangeM: number): Promise<void> {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { allocatePointCloud } from '../../../core/arrow/records.ts';
 import { LogWriter, readBoxesFile } from '../../../datasets/logstore.ts';
-import { drivekit, writeCastLog } from './castLog.ts';
+import { drivekit, expectOneLineFailure, writeCastLog } from './castLog.ts';
 import { tmpDir } from '../../perception/tmp.ts';
 
 describe('drivekit discover / eval', () => {
@@ -47,16 +47,6 @@ describe('drivekit discover / eval', () => {
 
   it('fails with one line and exit 1 on bad input, writing nothing', async () => {
     const dir = tmpDir();
-    const fail = async (args: string[], msg: RegExp) => {
-      const e = (await drivekit(...args).then(
-        () => null,
-        (err: unknown) => err,
-      )) as { code: number; stderr: string } | null;
-      expect(e).not.toBeNull();
-      expect(e!.code).toBe(1);
-      expect(e!.stderr.trim().split('\n')).toHaveLength(1);
-      expect(e!.stderr).toMatch(msg);
-    };
     fs.writeFileSync(path.join(dir, 'pred.json'), '{"frames": 3}');
     const log = path.join(dir, 'log');
     const w = LogWriter.create(log, { source: 'test' });
@@ -67,12 +57,12 @@ describe('drivekit discover / eval', () => {
     });
     await w.close();
     await Promise.all([
-      fail(['discover', '--log', path.join(dir, 'missing')], /no such log directory/),
-      fail(
+      expectOneLineFailure(['discover', '--log', path.join(dir, 'missing')], /no such log directory/),
+      expectOneLineFailure(
         ['eval', '--pred', path.join(dir, 'pred.json'), '--gt', path.join(dir, 'pred.json')],
         /'frames' array/,
       ),
-      fail(['discover', '--log', log, '--range', '-3'], /--range: must be a positive/),
+      expectOneLineFailure(['discover', '--log', log, '--range', '-3'], /--range: must be a positive/),
     ]);
     expect(fs.existsSync(path.join(log, 'detections.arrow'))).toBe(false);
     // An empty sweep is not an error: nothing found.

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readBoxesFile } from '../../../datasets/logstore.ts';
-import { drivekit, writeCastLog } from './castLog.ts';
+import { drivekit, expectOneLineFailure, writeCastLog } from './castLog.ts';
 import { tmpDir } from '../../perception/tmp.ts';
 
 describe('drivekit selftrain / detect', () => {
@@ -101,28 +101,18 @@ describe('drivekit selftrain / detect', () => {
 
   it('fails with one line and exit 1 on bad input', async () => {
     const dir = tmpDir();
-    const fail = async (args: string[], msg: RegExp) => {
-      const e = (await drivekit(...args).then(
-        () => null,
-        (err: unknown) => err,
-      )) as { code: number; stderr: string } | null;
-      expect(e).not.toBeNull();
-      expect(e!.code).toBe(1);
-      expect(e!.stderr.trim().split('\n')).toHaveLength(1);
-      expect(e!.stderr).toMatch(msg);
-    };
     const log = path.join(dir, 'log');
     await writeCastLog(log, 40);
     const notModel = path.join(dir, 'x.onnx');
     fs.writeFileSync(notModel, 'not a model');
     const out = path.join(dir, 'det.arrow');
     await Promise.all([
-      fail(
+      expectOneLineFailure(
         ['detect', '--model', path.join(dir, 'missing.onnx'), '--log', log],
         /missing\.onnx: no such model file/,
       ),
-      fail(['detect', '--model', notModel, '--log', log, '--out', out], /x\.onnx: not/),
-      fail(['selftrain', '--log', log, '--crop', '100'], /--crop: must be a multiple of 8/),
+      expectOneLineFailure(['detect', '--model', notModel, '--log', log, '--out', out], /x\.onnx: not/),
+      expectOneLineFailure(['selftrain', '--log', log, '--crop', '100'], /--crop: must be a multiple of 8/),
     ]);
     expect(fs.existsSync(out)).toBe(false);
   }, 90_000);
