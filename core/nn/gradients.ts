@@ -192,11 +192,48 @@ function convWeightGrad(
   const kk = geo.kernel.reduce((a, b) => a * b, 1);
   const C = staticDim(n, input.shape[1], 'channel count');
   const K = staticDim(n, outGrad.shape[1], 'channel count');
+  const split = nsp === 2 && geo.strides.every((s) => s === 1) && geo.kernel.every((k) => k > 1);
+  if (split && C * geo.kernel[1] + K * geo.kernel[0] < C * kk)
+    return convWeightGradRowsCols(input, outGrad, geo, C, K, out);
   const cols = im2col(input, geo.kernel, geo.strides, geo.dilations, geo.pads.slice(0, nsp), out); // [N, C·kk, O]
   const O = out.reduce((a, b) => a * b, 1);
   const colsG = o.reshape(cols, [0, G, (C / G) * kk, O]);
   const dyG = o.reshape(outGrad, [0, G, K / G, O]);
   return o.reshape(patchProduct(dyG, colsG), wShape as number[]); // [G, K/G, C/G·kk] → [K, C/G, k…]
+}
+
+/**
+ * Weight gradient of a stride-1 2-D convolution with the kernel's row offsets taken on dy and its
+ * column offsets on x: dW[k, c, i, j] = Σ_t,w dy[k, t − i·dH, w] · x[c, t − pT, w − pL + j·dW].
+ * The two im2cols hold (K + C)·kH copies instead of C·kH·kW (6 instead of 9 for a square 3×3
+ * layer), and the same single MatMul makes every (i, j) pair; on these memory-bound machines the
+ * im2col traffic, not the MatMul, is what the plain form spends its extra time on.
+ */
+function convWeightGradRowsCols(
+  x: Tensor,
+  dy: Tensor,
+  geo: ReturnType<typeof convGeo>,
+  C: number,
+  K: number,
+  out: readonly number[],
+): Tensor {
+  const G = geo.groups;
+  const [kH, kW] = geo.kernel;
+  const [dH, dW] = geo.dilations;
+  const rows = out[0] + (kH - 1) * dH; // every row t = h + i·dH some (output row, kernel row) pair reads
+  const P = rows * out[1];
+  // xCols[n, c·kW + j, t, w] = x[n, c, t − pT, w − pL + j·dW]
+  const xCols = im2col(x, [1, kW], [1, 1], [1, dW], [geo.pads[0], geo.pads[1]], [rows, out[1]]);
+  // dyRows[n, k·kH + r, t, w] = dy[n, k, t − (kH − 1 − r)·dH, w]: kernel row i = kH − 1 − r
+  const dyRows = im2col(dy, [kH, 1], [1, 1], [dH, 1], [(kH - 1) * dH, 0], [rows, out[1]]);
+  const prod = patchProduct(
+    o.reshape(dyRows, [0, G, (K / G) * kH, P]),
+    o.reshape(xCols, [0, G, (C / G) * kW, P]),
+  );
+  // [G, K/G·kH, C/G·kW] → [K, kH, C/G, kW] → rows back in kernel order → [K, C/G, kH, kW]
+  let dw = o.reshape(prod, [K, kH, C / G, kW]);
+  dw = o.slice(dw, [-1], [-Number.MAX_SAFE_INTEGER], [1], [-1]);
+  return o.transpose(dw, [0, 2, 1, 3]);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -121,6 +121,12 @@ export const GRAD_CASES: GradCase[] = [
     float32: 'Conv has only a float32 kernel',
   },
   {
+    name: 'Conv (stride 1, dilation [2, 1], groups 2, asymmetric pads: weight gradient as row × column im2cols)',
+    inputs: { x: s(2, 4, 7, 6), w: s(4, 2, 3, 3) },
+    fn: (_, x) => o.conv(x.x, x.w, null, { dilation: [2, 1], groups: 2, padding: [2, 0, 1, 2] }),
+    float32: 'Conv has only a float32 kernel',
+  },
+  {
     name: 'Conv1d (stride 3)',
     inputs: { x: s(2, 2, 10), w: s(3, 2, 4) },
     fn: (_, x) => o.conv(x.x, x.w, null, { stride: 3 }),
