@@ -271,7 +271,7 @@ function round(v: number, digits = 2): number {
 }
 
 /** Run a figure in a fresh child process with the malloc settings; returns its JSON line. */
-function inChild(kind: string, model: string): Promise<Figure> {
+export function inChild(kind: string, model: string): Promise<Figure> {
   const script = fileURLToPath(import.meta.url);
   return new Promise((resolve, reject) => {
     const p = spawn(process.execPath, ['--import', 'tsx', script, kind, model], {
