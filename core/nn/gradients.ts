@@ -205,9 +205,10 @@ function convWeightGrad(
 /**
  * Weight gradient of a stride-1 2-D convolution with the kernel's row offsets taken on dy and its
  * column offsets on x: dW[k, c, i, j] = Σ_t,w dy[k, t − i·dH, w] · x[c, t − pT, w − pL + j·dW].
- * The two im2cols hold (K + C)·kH copies instead of C·kH·kW (6 instead of 9 for a square 3×3
- * layer), and the same single MatMul makes every (i, j) pair; on these memory-bound machines the
- * im2col traffic, not the MatMul, is what the plain form spends its extra time on.
+ * The two im2cols hold C·kW + K·kH channel copies instead of C·kH·kW (6 instead of 9 per channel for
+ * a 3×3 layer with as many inputs as outputs), and the same single MatMul makes every (i, j) pair; on
+ * these memory-bound machines the im2col traffic, not the MatMul, is what the plain form spends its
+ * extra time on.
  */
 function convWeightGradRowsCols(
   x: Tensor,

@@ -5,17 +5,17 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TUNED_MALLOC_ENV } from '../../../core/mallocEnv.ts';
 import { median } from '../benchmark.ts';
-import { inChild } from '../nn.bench.ts';
+import { inChild, REFERENCE_MODELS } from '../nn.bench.ts';
+
+const MODELS = Object.keys(REFERENCE_MODELS);
 
 const USAGE = `usage: node --import tsx tools/bench/pytorch/sideBySide.ts [--pairs N] [--python PATH] [model ...]
 
-Times one training step of each reference model (bev_unet, token_transformer, policy_mlp) in
+Times one training step of each reference model (${MODELS.join(', ')}) in
 drivekit and in PyTorch, alternating N pairs (default 5), and prints a JSON line per pair and a
 summary per model with the ratio drivekit / PyTorch of the medians. PyTorch is not a drivekit
 dependency: on Debian, apt-get install python3-torch libopenblas0-openmp (default python:
 /usr/bin/python3, where Debian's python3-torch lives).`;
-
-const MODELS = ['bev_unet', 'token_transformer', 'policy_mlp'];
 
 interface Options {
   pairs: number;
