@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { InputError } from '../../core/errors.ts';
 import { createProgress } from '../../core/progress.ts';
 import { LogReader, writeBoxesFile } from '../../datasets/logstore.ts';
+import { DEFAULT_DECODE_CONFIG } from '../../perception/detector/decode.ts';
 import { Detector } from '../../perception/detector/model.ts';
 import { detectLog } from '../../perception/selftrain.ts';
 
@@ -48,8 +49,12 @@ export function register(program: Command): void {
       'half side of the square grid around the ego (default: the range the model was trained at; the shipped one: 80)',
       positive('--range'),
     )
-    .option('--score <p>', 'drop boxes scored below this (default: the model’s, 0.05)', unit('--score'))
-    .option('--nms <iou>', 'BEV IoU of rotated NMS (default 0.1)', unit('--nms'))
+    .option(
+      '--score <p>',
+      `drop boxes scored below this (default: the model’s, ${DEFAULT_DECODE_CONFIG.scoreThreshold})`,
+      unit('--score'),
+    )
+    .option('--nms <iou>', `BEV IoU of rotated NMS (default ${DEFAULT_DECODE_CONFIG.nmsIou})`, unit('--nms'))
     .option('--threads <n>', 'onnxruntime threads (default: all cores)', positive('--threads'))
     .option('--device <device>', "'cpu' or 'cuda' (needs onnxruntime's CUDA binaries)", 'cpu')
     .option('--json', 'print the summary as one JSON object')

@@ -6,12 +6,14 @@ import type { Command } from 'commander';
 import { InputError } from '../../core/errors.ts';
 import { createProgress } from '../../core/progress.ts';
 import { LogReader } from '../../datasets/logstore.ts';
+import { DEFAULT_CLUSTER_CONFIG } from '../../perception/cluster.ts';
 import {
   discoverLog,
   type DiscoverLogSummary,
   type PipelineConfigInput,
   resolvePipelineConfig,
 } from '../../perception/discoverLog.ts';
+import { DEFAULT_REFINE_CONFIG } from '../../perception/refine.ts';
 
 interface DiscoverOptions {
   log: string;
@@ -52,8 +54,16 @@ export function register(program: Command): void {
     .command('discover')
     .description('discover objects in a log without labels: writes detections.arrow and tracks.arrow into it')
     .requiredOption('--log <log>', 'log directory')
-    .option('--range <m>', 'clustering radius around the ego (default 40)', parseFloat)
-    .option('--min-track <frames>', 'drop tracks seen in fewer frames (default 10)', (v) => parseInt(v, 10))
+    .option(
+      '--range <m>',
+      `clustering radius around the ego (default ${DEFAULT_CLUSTER_CONFIG.rangeM})`,
+      parseFloat,
+    )
+    .option(
+      '--min-track <frames>',
+      `drop tracks seen in fewer frames (default ${DEFAULT_REFINE_CONFIG.minTrackFrames})`,
+      (v) => parseInt(v, 10),
+    )
     .option('--config <json>', 'pipeline config overrides: {ground, cluster, boxfit, tracker, refine}')
     .option('--json', 'print the summary as one JSON object')
     .action(async (opts: DiscoverOptions) => {

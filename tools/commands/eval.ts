@@ -5,6 +5,7 @@ import { type Boxes, boxAt, rowsByFrame } from '../../core/arrow/records.ts';
 import { countPointsInBox } from '../../core/geometry/box.ts';
 import { InputError } from '../../core/errors.ts';
 import { LogReader } from '../../datasets/logstore.ts';
+import { DEFAULT_AP_CONFIG } from '../../perception/eval/ap.ts';
 import { readBoxSource } from '../../perception/eval/boxSources.ts';
 import { evaluateBoxes, formatEvalReport } from '../../perception/eval/evaluate.ts';
 
@@ -55,8 +56,10 @@ export function register(program: Command): void {
       'score only boxes within ±deg/2 of straight ahead (camera-labelled sets like KITTI)',
       parseFloat,
     )
-    .option('--min-gt-points <n>', 'ground truth with fewer LiDAR points is ignored (default 1)', (v) =>
-      parseInt(v, 10),
+    .option(
+      '--min-gt-points <n>',
+      `ground truth with fewer LiDAR points is ignored (default ${DEFAULT_AP_CONFIG.minGtPoints})`,
+      (v) => parseInt(v, 10),
     )
     .option(
       '--classes <list>',

@@ -119,6 +119,9 @@ async function openLog(dir: string): Promise<SelfTrainLog> {
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
+// The help prints the defaults from the config itself, so it cannot drift from what a run uses.
+const DEF = DEFAULT_SELFTRAIN_CONFIG;
+
 export function register(program: Command): void {
   program
     .command('selftrain')
@@ -127,21 +130,37 @@ export function register(program: Command): void {
     )
     .requiredOption('--log <log>', 'log to self-train on (repeatable)', collect, [])
     .option('--eval-log <log>', 'held-out log scored every round, never trained on (repeatable)', collect, [])
-    .option('--rounds <n>', 'train → detect → track → refine rounds', int('--rounds', 1), 3)
+    .option('--rounds <n>', 'train → detect → track → refine rounds', int('--rounds', 1), DEF.rounds)
     .option('--out <dir>', 'models, checkpoints and results.json (a rerun resumes here)', 'runs/selftrain')
-    .option('--steps <n>', 'optimizer steps of round 1 (default 3000)', int('--steps', 1))
-    .option('--later-steps <n>', 'optimizer steps of later rounds (default 1500)', int('--later-steps', 1))
-    .option('--batch <n>', 'crops per step (default 4)', int('--batch', 1))
-    .option('--crop <cells>', 'training crop side in cells, a multiple of 8 (default 256)', int('--crop', 8))
-    .option('--range <m>', 'half side of the inference grid (default 51.2)', positive('--range'))
+    .option(
+      '--steps <n>',
+      `optimizer steps of round 1 (default ${DEF.detector.train.steps})`,
+      int('--steps', 1),
+    )
+    .option(
+      '--later-steps <n>',
+      `optimizer steps of later rounds (default ${DEF.laterSteps ?? DEF.detector.train.steps})`,
+      int('--later-steps', 1),
+    )
+    .option('--batch <n>', `crops per step (default ${DEF.detector.train.batchSize})`, int('--batch', 1))
+    .option(
+      '--crop <cells>',
+      `training crop side in cells, a multiple of 8 (default ${DEF.detector.train.cropCells})`,
+      int('--crop', 8),
+    )
+    .option(
+      '--range <m>',
+      `half side of the inference grid (default ${DEF.detector.grid.rangeM})`,
+      positive('--range'),
+    )
     .option(
       '--label-range <m>',
-      'round 1 trains only on labels within this range (default 40)',
+      `round 1 trains only on labels within this range (default ${DEF.detector.targets.labelRangeM})`,
       positive('--label-range'),
     )
     .option(
       '--score <p>',
-      'detections below this score do not become labels (default 0.4)',
+      `detections below this score do not become labels (default ${DEF.labelScoreThreshold})`,
       positive('--score'),
     )
     .option('--from-scratch', 'train every round from a fresh init instead of fine-tuning the previous one')
