@@ -1,15 +1,24 @@
 // The `drivekit` command line: a table of commands, each loaded only when it runs (so `drivekit info`
 // does not pay for onnxruntime or three.js), with one-line errors and non-zero exits on failure.
+import fs from 'node:fs';
 import { Command } from 'commander';
 import { describeError } from '../core/errors.ts';
 import { COMMANDS } from './commands/index.ts';
+
+/** The version in package.json, the one place it is written, so `--version` cannot disagree with it. */
+function packageVersion(): string {
+  const pkg = JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  return pkg.version;
+}
 
 async function main(argv: string[]): Promise<void> {
   const program = new Command('drivekit')
     .description(
       'Self-driving perception and simulation: LiDAR logs → labels, world models, closed-loop traffic',
     )
-    .version('0.1.0')
+    .version(packageVersion())
     .showHelpAfterError()
     .exitOverride();
   const wanted = argv[2];
