@@ -28,6 +28,12 @@ export const GRAD_CASES: GradCase[] = [
   { name: 'Pow', inputs: { a: pos(2, 3), b: s(2, 3) }, fn: (_, x) => o.pow(x.a, x.b) },
   { name: 'Pow (scalar exponent)', inputs: { a: pos(5) }, fn: (_, x) => o.pow(x.a, 3) },
   { name: 'Neg', inputs: { a: s(2, 3) }, fn: (_, x) => o.neg(x.a) },
+  {
+    name: 'Sum (three operands, broadcast)',
+    inputs: { a: s(2, 3), b: s(3), c: s(2, 1) },
+    // No graph-API builder emits the variadic Sum (add() chains Add), so the node is made directly.
+    fn: (g, x) => g.addNode('Sum', [x.a, x.b, x.c], [{ dtype: x.a.dtype, shape: [2, 3] }])[0],
+  },
   { name: 'Min', inputs: { a: s(3, 4), b: s(4) }, fn: (_, x) => o.minimum(x.a, x.b) },
   { name: 'Max', inputs: { a: s(3, 4), b: s(3, 4) }, fn: (_, x) => o.maximum(x.a, x.b) },
   // activations and unary math
@@ -201,6 +207,7 @@ export const GRAD_CASES: GradCase[] = [
   },
   { name: 'Pad (cropping)', inputs: { a: s(4, 5) }, fn: (_, x) => o.pad(x.a, [-1, 1, 0, -2]) },
   { name: 'Expand', inputs: { a: s(3, 1) }, fn: (_, x) => o.expand(x.a, [2, 3, 4]) },
+  { name: 'Identity', inputs: { a: s(2, 3) }, fn: (_, x) => o.mul(o.identity(x.a), x.a) },
   { name: 'Squeeze/Unsqueeze', inputs: { a: s(3, 1, 2) }, fn: (_, x) => o.unsqueeze(o.squeeze(x.a, 1), 0) },
   // indexing
   {
@@ -248,6 +255,7 @@ export const GRAD_CASES: GradCase[] = [
   { name: 'ReduceSum', inputs: { a: s(2, 3, 4) }, fn: (_, x) => o.reduceSum(x.a, [0, 2]) },
   { name: 'ReduceMean (keepdims)', inputs: { a: s(2, 3, 4) }, fn: (_, x) => o.reduceMean(x.a, 1, true) },
   { name: 'ReduceMax', inputs: { a: s(3, 5) }, fn: (_, x) => o.reduceMax(x.a, -1) },
+  { name: 'ReduceMin (keepdims)', inputs: { a: s(3, 4, 2) }, fn: (_, x) => o.reduceMin(x.a, [0, 2], true) },
   { name: 'CumSum', inputs: { a: s(2, 5) }, fn: (_, x) => o.cumSum(x.a, 1) },
   {
     name: 'CumSum (exclusive, reverse)',
