@@ -136,6 +136,23 @@ export function translationOfPose(p: Pose): [number, number, number] {
 
 /** Wrap an angle to (−π, π]. */
 export function wrapAngle(a: number): number {
-  const t = a - 2 * Math.PI * Math.floor((a + Math.PI) / (2 * Math.PI));
+  const t = wrapAngleLow(a);
   return t <= -Math.PI ? t + 2 * Math.PI : t;
+}
+
+/**
+ * Wrap an angle to [−π, π) (a half turn maps to −π). The simulator's dynamics, metrics and LiDAR were
+ * written with this end of the interval; it differs from wrapAngle only at ±π, where seeded outputs
+ * depend on which end is kept.
+ */
+export function wrapAngleLow(a: number): number {
+  return a - 2 * Math.PI * Math.floor((a + Math.PI) / (2 * Math.PI));
+}
+
+/**
+ * `a` minus its nearest whole turn, 2π·round(a/2π): [−π, π) like wrapAngleLow, but rounding differs
+ * within an ulp of ±π, so interpolation that was written this way keeps it (same synthetic logs).
+ */
+export function wrapAngleNearest(a: number): number {
+  return a - 2 * Math.PI * Math.round(a / (2 * Math.PI));
 }

@@ -1,5 +1,6 @@
 // Kinematic bicycle model with (acceleration, steering curvature) actions, as Waymax's invertible
 // bicycle: |a| ≤ 6 m/s², |κ| ≤ 0.3 1/m; the path over a step is an exact arc of curvature κ.
+import { wrapAngleLow } from '../../core/geometry/pose.ts';
 
 /** Limits of the bicycle action (Waymax InvertibleBicycleModel defaults). */
 export interface BicycleLimits {
@@ -47,7 +48,7 @@ export function bicycleStep(
     x[i] += (Math.sin(h1) - Math.sin(h0)) / k;
     y[i] -= (Math.cos(h1) - Math.cos(h0)) / k;
   }
-  yaw[i] = wrap(h0 + dh);
+  yaw[i] = wrapAngleLow(h0 + dh);
   speed[i] = Math.max(0, v + a * dtS);
 }
 
@@ -64,10 +65,6 @@ export function bicycleInverse(
 ): [number, number] {
   const a = (speed1 - speed0) / dtS;
   const d = stepDistance(Math.max(0, speed0), a, dtS);
-  const k = d > 1e-6 ? wrap(yaw1 - yaw0) / d : 0;
+  const k = d > 1e-6 ? wrapAngleLow(yaw1 - yaw0) / d : 0;
   return [a, k];
-}
-
-function wrap(a: number): number {
-  return a - 2 * Math.PI * Math.floor((a + Math.PI) / (2 * Math.PI));
 }

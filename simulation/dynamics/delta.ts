@@ -1,5 +1,6 @@
 // Delta dynamics (Waymax DeltaGlobal): the action is the displacement (dx, dy, dyaw) over one step in
 // the world frame; velocity becomes displacement / dt. Used for constant-velocity agents and replay.
+import { wrapAngleLow } from '../../core/geometry/pose.ts';
 
 /** Advance agent `i` by (dx, dy, dyaw); velocity and speed follow from the displacement. */
 export function deltaStep(
@@ -18,7 +19,7 @@ export function deltaStep(
   x[i] += dx;
   y[i] += dy;
   const h = yaw[i] + dyaw;
-  yaw[i] = h - 2 * Math.PI * Math.floor((h + Math.PI) / (2 * Math.PI));
+  yaw[i] = wrapAngleLow(h);
   vx[i] = dx / dtS;
   vy[i] = dy / dtS;
   speed[i] = Math.hypot(dx, dy) / dtS;
@@ -33,6 +34,5 @@ export function deltaInverse(
   y1: number,
   yaw1: number,
 ): [number, number, number] {
-  const d = yaw1 - yaw0;
-  return [x1 - x0, y1 - y0, d - 2 * Math.PI * Math.floor((d + Math.PI) / (2 * Math.PI))];
+  return [x1 - x0, y1 - y0, wrapAngleLow(yaw1 - yaw0)];
 }

@@ -7,6 +7,7 @@ import { MAT } from './materials.ts';
 import { type BvhCaster, castRay, createCaster } from './packedBvh.ts';
 import { rayGaussian, rayUniform } from './rayHash.ts';
 import { type SweepScene, agentCountOf } from './sweepScene.ts';
+import { wrapAngleLow } from '../../core/geometry/pose.ts';
 
 /** Points of (part of) a sweep, struct-of-arrays, `count` valid entries. */
 export interface SweepPoints {
@@ -251,7 +252,7 @@ export function renderColumns(
     // Sensor-frame azimuth: starts behind (π) and turns clockwise seen from above.
     const az = Math.PI - (TWO_PI * (col + 0.5)) / na;
     let worldAz = yaw + az;
-    worldAz -= TWO_PI * Math.floor((worldAz + Math.PI) / TWO_PI);
+    worldAz = wrapAngleLow(worldAz);
     const ca = Math.cos(worldAz);
     const sa = Math.sin(worldAz);
     // Self-occlusion: horizontal distance from the sensor to the edge of the ego body along this azimuth; a

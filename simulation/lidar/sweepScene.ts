@@ -2,6 +2,7 @@
 // revolution (the frame's timestamp is mid-sweep), so rays fired at different times see a moving world.
 import type { AgentTracks } from '../scenario.ts';
 import type { TemplateId } from './agentMeshes.ts';
+import { wrapAngleNearest } from '../../core/geometry/pose.ts';
 
 export interface SweepScene {
   /** Sensor pose keyframes at τ = −T/2, 0, +T/2: (x, y, z, yaw) × 3, world frame; z is the sensor's height. */
@@ -37,7 +38,7 @@ function stateAt(
   if (nb >= 0 && nb < numSteps && tr.valid[a * numSteps + nb]) {
     const kn = a * numSteps + nb;
     let dyaw = tr.yaw[kn] - tr.yaw[k];
-    dyaw -= 2 * Math.PI * Math.round(dyaw / (2 * Math.PI));
+    dyaw = wrapAngleNearest(dyaw);
     return [
       tr.x[k] + w * (tr.x[kn] - tr.x[k]),
       tr.y[k] + w * (tr.y[kn] - tr.y[k]),

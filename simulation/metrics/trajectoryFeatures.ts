@@ -6,6 +6,7 @@ import type { MapIndex } from '../map/mapIndex.ts';
 import type { Scenario } from '../scenario.ts';
 import { SpatialGrid } from '../spatialGrid.ts';
 import { boxDistance } from './boxDistance.ts';
+import { wrapAngleLow } from '../../core/geometry/pose.ts';
 
 /** Agent-major arrays over (agent, step) at a * numSteps + t, like Scenario.agents. */
 export interface Trajectories {
@@ -45,8 +46,6 @@ export interface TrajectoryFeatures {
   collided: Uint8Array;
   offroad: Uint8Array;
 }
-
-const wrap = (a: number) => a - 2 * Math.PI * Math.floor((a + Math.PI) / (2 * Math.PI));
 
 /**
  * Features of the `evaluated` agents over steps [from, to) of scenario `s`, for trajectories `tr`
@@ -90,7 +89,7 @@ export function trajectoryFeatures(
       vyAll[k] = (tr.y[k] - tr.y[k - 1]) / dt;
       if (!evaluated[a]) continue;
       f.speed[k] = Math.hypot(vxAll[k], vyAll[k]);
-      f.yawRate[k] = wrap(tr.yaw[k] - tr.yaw[k - 1]) / dt;
+      f.yawRate[k] = wrapAngleLow(tr.yaw[k] - tr.yaw[k - 1]) / dt;
       f.accel[k] = (f.speed[k] - f.speed[k - 1]) / dt; // NaN propagates when the step before is unknown
       f.yawAccel[k] = (f.yawRate[k] - f.yawRate[k - 1]) / dt;
     }

@@ -1,6 +1,7 @@
 // A smooth frame along a polyline: headings at vertices (mean of the adjacent segments) interpolated along each
 // segment, so an agent driving with a sideways offset moves continuously instead of jumping at every vertex.
 import { pointAtArcLength } from '../../core/geometry/polyline.ts';
+import { wrapAngleNearest } from '../../core/geometry/pose.ts';
 
 export function vertexHeadings(xy: ArrayLike<number>): Float32Array {
   const n = xy.length >> 1;
@@ -40,6 +41,6 @@ export function smoothFrameAt(
   const u =
     len > 0 ? Math.min(1, Math.max(0, (Math.min(Math.max(s, 0), cum[cum.length - 1]) - cum[i]) / len)) : 0;
   let d = headings[i + 1] - headings[i];
-  d -= 2 * Math.PI * Math.round(d / (2 * Math.PI));
+  d = wrapAngleNearest(d);
   return [p.x, p.y, headings[i] + u * d];
 }
