@@ -10,12 +10,12 @@ import { type DetectorConfigInput, resolveDetectorConfig } from '../../perceptio
 import { type PipelineConfigInput, resolvePipelineConfig } from '../../perception/discoverLog.ts';
 import {
   DEFAULT_SELFTRAIN_CONFIG,
-  formatSelfTrainTable,
   type SelfTrainConfig,
   type SelfTrainLog,
   selfTrain,
   summariseResult,
 } from '../../perception/selftrain.ts';
+import { formatSelfTrainTable } from '../report/selftrainTable.ts';
 import { fillGtPointCounts } from './eval.ts';
 
 interface SelfTrainOptions {
