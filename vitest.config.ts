@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Says once why the tests on ../shared/data skip, or fails the run under CI (see test/sharedDataCheck.ts).
+    globalSetup: ['test/sharedDataCheck.ts'],
   },
 });

@@ -1,9 +1,10 @@
 // Argoverse 2 reader on the shipped log: LZ4 feather sweeps, poses at each sweep, and cuboids whose
 // point counts must equal the ones Argoverse computed (num_interior_pts).
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { poseFromQuaternion } from '../../core/geometry/pose.ts';
 import { realData } from '../../core/paths.ts';
+import { describeWithSharedData } from '../sharedData.ts';
 import { readFeather } from '../../datasets/av2.ts';
 import { importLog } from '../../datasets/import.ts';
 import { LogReader } from '../../datasets/logstore.ts';
@@ -11,7 +12,7 @@ import { tmpDir } from './tmp.ts';
 
 const SWEEPS = [315966265259836000n, 315966265360032000n];
 
-describe('Argoverse 2 reader', () => {
+describeWithSharedData('Argoverse 2 reader', () => {
   it('imports both sweeps with their point counts, poses and 81 cuboids each', async () => {
     const src = realData('av2-7fab2350');
     const out = path.join(tmpDir(), 'log');

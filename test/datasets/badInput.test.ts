@@ -6,6 +6,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../core/errors.ts';
 import { REPO_ROOT, realData } from '../../core/paths.ts';
+import { itWithSharedData } from '../sharedData.ts';
 import { importLog } from '../../datasets/import.ts';
 import { writePcd } from '../../datasets/pcd.ts';
 import { writePly } from '../../datasets/ply.ts';
@@ -64,19 +65,22 @@ describe('bad input', () => {
     await expectInputError(cut, 'pcd', cut, /data too short: \d+ compressed bytes, header says \d+/);
   });
 
-  it('a LAS with a broken header: bad signature, truncated header, truncated points', async () => {
-    const dir = tmpDir();
-    const real = fs.readFileSync(realData('las', 'simple.las'));
-    const sig = path.join(dir, 'sig.las');
-    fs.writeFileSync(sig, Buffer.concat([Buffer.from('LASX'), real.subarray(4)]));
-    await expectInputError(sig, 'las', sig, /bad signature/);
-    const head = path.join(dir, 'head.las');
-    fs.writeFileSync(head, real.subarray(0, 100));
-    await expectInputError(head, 'las', head, /truncated LAS header/);
-    const pts = path.join(dir, 'points.las');
-    fs.writeFileSync(pts, real.subarray(0, real.length - 1000));
-    await expectInputError(pts, 'las', pts, /truncated LAS point data: \d+ of 1065 records/);
-  });
+  itWithSharedData(
+    'a LAS with a broken header: bad signature, truncated header, truncated points',
+    async () => {
+      const dir = tmpDir();
+      const real = fs.readFileSync(realData('las', 'simple.las'));
+      const sig = path.join(dir, 'sig.las');
+      fs.writeFileSync(sig, Buffer.concat([Buffer.from('LASX'), real.subarray(4)]));
+      await expectInputError(sig, 'las', sig, /bad signature/);
+      const head = path.join(dir, 'head.las');
+      fs.writeFileSync(head, real.subarray(0, 100));
+      await expectInputError(head, 'las', head, /truncated LAS header/);
+      const pts = path.join(dir, 'points.las');
+      fs.writeFileSync(pts, real.subarray(0, real.length - 1000));
+      await expectInputError(pts, 'las', pts, /truncated LAS point data: \d+ of 1065 records/);
+    },
+  );
 
   it('an empty file, for every reader', async () => {
     const dir = tmpDir();

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { countPointsInBox } from '../../core/geometry/box.ts';
 import { poseFrom3x4, yawOfPose } from '../../core/geometry/pose.ts';
 import { realData } from '../../core/paths.ts';
+import { itWithSharedData } from '../sharedData.ts';
 import { importLog } from '../../datasets/import.ts';
 import { open as openKitti } from '../../datasets/kitti.ts';
 import { LogReader } from '../../datasets/logstore.ts';
@@ -137,52 +138,55 @@ describe('KITTI reader', () => {
     expect(frames.map((f) => f.timestampNs)).toEqual([t0 + 964389445n, t0 + 1_066575352n]);
   });
 
-  it('imports the real object-benchmark frames: every point, every labelled object holding LiDAR points', async () => {
-    const src = realData('kitti-object');
-    const out = path.join(tmpDir(), 'log');
-    const meta = await importLog(src, 'kitti', out, {});
-    const bins = fs.readdirSync(path.join(src, 'velodyne')).sort();
-    expect(meta.frameCount).toBe(bins.length);
-    expect(meta.pointsPerFrame).toEqual(
-      bins.map((f) => fs.statSync(path.join(src, 'velodyne', f)).size / 16),
-    );
-    const objects = bins.flatMap((f) =>
-      fs
-        .readFileSync(path.join(src, 'label_2', f.replace('.bin', '.txt')), 'utf8')
-        .split('\n')
-        .filter((l) => l.trim() && !l.startsWith('DontCare')),
-    );
-    const log = await LogReader.open(out);
-    const b = log.readBoxes('labels')!;
-    expect(b.label).toEqual(objects.map((l) => l.split(' ')[0]));
-    for (let i = 0; i < b.cx.length; i++) {
-      expect(b.numPoints[i], `${b.label[i]} in frame ${b.frameIndex[i]}`).toBeGreaterThan(0);
-      // The stored count is what the frame's points give.
-      const f = await log.readFrame(b.frameIndex[i]);
-      const box = {
-        cx: b.cx[i],
-        cy: b.cy[i],
-        cz: b.cz[i],
-        length: b.length[i],
-        width: b.width[i],
-        height: b.height[i],
-        yaw: b.yaw[i],
-      };
-      expect(countPointsInBox(box, f.points.x, f.points.y, f.points.z)).toBe(b.numPoints[i]);
-      // A wrong frame conversion would not fit the object: the same box a metre up or turned by 90°
-      // (for elongated objects) holds fewer points.
-      const up = countPointsInBox({ ...box, cz: box.cz + 1 }, f.points.x, f.points.y, f.points.z);
-      expect(up).toBeLessThan(b.numPoints[i]);
-      if (b.label[i] === 'Car' || b.label[i] === 'Truck') {
-        const turned = countPointsInBox(
-          { ...box, yaw: box.yaw + Math.PI / 2 },
-          f.points.x,
-          f.points.y,
-          f.points.z,
-        );
-        expect(turned).toBeLessThan(b.numPoints[i]);
+  itWithSharedData(
+    'imports the real object-benchmark frames: every point, every labelled object holding LiDAR points',
+    async () => {
+      const src = realData('kitti-object');
+      const out = path.join(tmpDir(), 'log');
+      const meta = await importLog(src, 'kitti', out, {});
+      const bins = fs.readdirSync(path.join(src, 'velodyne')).sort();
+      expect(meta.frameCount).toBe(bins.length);
+      expect(meta.pointsPerFrame).toEqual(
+        bins.map((f) => fs.statSync(path.join(src, 'velodyne', f)).size / 16),
+      );
+      const objects = bins.flatMap((f) =>
+        fs
+          .readFileSync(path.join(src, 'label_2', f.replace('.bin', '.txt')), 'utf8')
+          .split('\n')
+          .filter((l) => l.trim() && !l.startsWith('DontCare')),
+      );
+      const log = await LogReader.open(out);
+      const b = log.readBoxes('labels')!;
+      expect(b.label).toEqual(objects.map((l) => l.split(' ')[0]));
+      for (let i = 0; i < b.cx.length; i++) {
+        expect(b.numPoints[i], `${b.label[i]} in frame ${b.frameIndex[i]}`).toBeGreaterThan(0);
+        // The stored count is what the frame's points give.
+        const f = await log.readFrame(b.frameIndex[i]);
+        const box = {
+          cx: b.cx[i],
+          cy: b.cy[i],
+          cz: b.cz[i],
+          length: b.length[i],
+          width: b.width[i],
+          height: b.height[i],
+          yaw: b.yaw[i],
+        };
+        expect(countPointsInBox(box, f.points.x, f.points.y, f.points.z)).toBe(b.numPoints[i]);
+        // A wrong frame conversion would not fit the object: the same box a metre up or turned by 90°
+        // (for elongated objects) holds fewer points.
+        const up = countPointsInBox({ ...box, cz: box.cz + 1 }, f.points.x, f.points.y, f.points.z);
+        expect(up).toBeLessThan(b.numPoints[i]);
+        if (b.label[i] === 'Car' || b.label[i] === 'Truck') {
+          const turned = countPointsInBox(
+            { ...box, yaw: box.yaw + Math.PI / 2 },
+            f.points.x,
+            f.points.y,
+            f.points.z,
+          );
+          expect(turned).toBeLessThan(b.numPoints[i]);
+        }
       }
-    }
-    await log.close();
-  });
+      await log.close();
+    },
+  );
 });

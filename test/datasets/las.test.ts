@@ -2,15 +2,16 @@
 // 1.4 record decoder checked against loaders.gl on LAS 1.2, and re-centring that keeps centimetres.
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { realData } from '../../core/paths.ts';
+import { describeWithSharedData } from '../sharedData.ts';
 import { importLog } from '../../datasets/import.ts';
 import { readLasPoints } from '../../datasets/las.ts';
 import { decodeLasPoints, parseLasHeader } from '../../datasets/lasFormat.ts';
 import { LogReader } from '../../datasets/logstore.ts';
 import { tmpDir } from './tmp.ts';
 
-describe('LAS/LAZ reader', () => {
+describeWithSharedData('LAS/LAZ reader', () => {
   it('reads autzen_trim .las and .laz to the same 110,000 points, and simple .las/.laz to 1,065', async () => {
     const las = await readLasPoints(realData('las', 'autzen_trim.las'));
     const laz = await readLasPoints(realData('las', 'autzen_trim.laz'));

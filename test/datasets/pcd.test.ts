@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { realData } from '../../core/paths.ts';
+import { itWithSharedData } from '../sharedData.ts';
 import { importLog } from '../../datasets/import.ts';
 import { LogReader } from '../../datasets/logstore.ts';
 import { decodePcd, writePcd } from '../../datasets/pcd.ts';
@@ -14,7 +15,7 @@ const header = (fields: string, size: string, type: string, count: string, n: nu
   `# .PCD v0.7\nVERSION 0.7\nFIELDS ${fields}\nSIZE ${size}\nTYPE ${type}\nCOUNT ${count}\nWIDTH ${n}\nHEIGHT 1\nVIEWPOINT 0 0 0 1 0 0 0\nPOINTS ${n}\nDATA ${data}\n`;
 
 describe('PCD reader', () => {
-  it('reads KITTI 0048 frame 0: 119,978 points in the file, the last a (0,0,0,0) pad', () => {
+  itWithSharedData('reads KITTI 0048 frame 0: 119,978 points in the file, the last a (0,0,0,0) pad', () => {
     const file = realData('kitti-0048', '0000000000.pcd');
     const { header: h, points } = decodePcd(new Uint8Array(fs.readFileSync(file)), file);
     expect(h.data).toBe('binary');
@@ -26,27 +27,30 @@ describe('PCD reader', () => {
     expect(Math.hypot(points.x[0], points.y[0], points.z[0])).toBeGreaterThan(1);
   });
 
-  it('imports the 22-frame sequence with its ICP poses; the pad is dropped and counted (or kept on request)', async () => {
-    const src = realData('kitti-0048');
-    const posesPath = path.join(src, 'poses_icp_estimated.txt');
-    const out = path.join(tmpDir(), 'log');
-    const meta = await importLog(src, 'pcd', out, { posesPath });
-    expect(meta.frameCount).toBe(22);
-    expect(meta.pointsPerFrame[0]).toBe(119_978 - 1);
-    expect(meta.extra.droppedOriginPoints).toBe(22);
-    const poses = readPosesFile(posesPath);
-    const log = await LogReader.open(out);
-    expect(Array.from(log.pose(0))).toEqual(Array.from(poses[0]));
-    expect(Array.from(log.pose(21))).toEqual(Array.from(poses[21]));
-    expect(log.timestampsNs[21]).toBe(2_100_000_000n);
-    await log.close();
+  itWithSharedData(
+    'imports the 22-frame sequence with its ICP poses; the pad is dropped and counted (or kept on request)',
+    async () => {
+      const src = realData('kitti-0048');
+      const posesPath = path.join(src, 'poses_icp_estimated.txt');
+      const out = path.join(tmpDir(), 'log');
+      const meta = await importLog(src, 'pcd', out, { posesPath });
+      expect(meta.frameCount).toBe(22);
+      expect(meta.pointsPerFrame[0]).toBe(119_978 - 1);
+      expect(meta.extra.droppedOriginPoints).toBe(22);
+      const poses = readPosesFile(posesPath);
+      const log = await LogReader.open(out);
+      expect(Array.from(log.pose(0))).toEqual(Array.from(poses[0]));
+      expect(Array.from(log.pose(21))).toEqual(Array.from(poses[21]));
+      expect(log.timestampsNs[21]).toBe(2_100_000_000n);
+      await log.close();
 
-    const kept = await importLog(path.join(src, '0000000000.pcd'), 'pcd', path.join(tmpDir(), 'log'), {
-      keepOriginPoints: true,
-    });
-    expect(kept.pointsPerFrame).toEqual([119_978]);
-    expect(kept.extra.droppedOriginPoints).toBe(0);
-  });
+      const kept = await importLog(path.join(src, '0000000000.pcd'), 'pcd', path.join(tmpDir(), 'log'), {
+        keepOriginPoints: true,
+      });
+      expect(kept.pointsPerFrame).toEqual([119_978]);
+      expect(kept.extra.droppedOriginPoints).toBe(0);
+    },
+  );
 
   it('round-trips ascii, binary and binary_compressed through writePcd', () => {
     const p = cloudOf([

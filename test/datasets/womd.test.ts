@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InputError } from '../../core/errors.ts';
 import { realData } from '../../core/paths.ts';
+import { itWithSharedData } from '../sharedData.ts';
 import {
   crc32c,
   encodeTfRecords,
@@ -38,7 +39,7 @@ describe('TFRecord framing', () => {
     expect(() => readTfRecords(badLen, 'f')).toThrow(/record 1 at byte 19: length CRC mismatch/);
   });
 
-  it('reports a truncated file clearly', () => {
+  itWithSharedData('reports a truncated file clearly', () => {
     const bytes = fs.readFileSync(WOMD);
     const cut = path.join(tmp, 'cut.tfrecord');
     fs.writeFileSync(cut, bytes.subarray(0, 5000));
@@ -52,7 +53,7 @@ describe('TFRecord framing', () => {
 });
 
 describe('Waymo Open Motion scenario', () => {
-  it('decodes the real scenario: 91 steps at 10 Hz, its tracks and map', () => {
+  itWithSharedData('decodes the real scenario: 91 steps at 10 Hz, its tracks and map', () => {
     const [w] = readWomdFile(WOMD);
     expect(w.scenarioId).toBe('637f20cafde22ff8');
     expect(w.timestampsSeconds.length).toBe(91);

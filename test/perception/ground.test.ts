@@ -2,6 +2,7 @@
 // the real KITTI and AV2 sweeps, judged against the sensor height and AV2's labelled cuboids.
 import { describe, expect, it } from 'vitest';
 import { realData } from '../../core/paths.ts';
+import { itWithSharedData } from '../sharedData.ts';
 import { pointInBox } from '../../core/geometry/box.ts';
 import { LogReader } from '../../datasets/logstore.ts';
 import { importLog } from '../../datasets/import.ts';
@@ -121,63 +122,66 @@ describe('ground removal', () => {
     expect(Array.from(tiny.isGround)).toEqual([1, 0]);
   });
 
-  it('on the real KITTI 0048 and AV2 sweeps: finds the ground at the sensor height and keeps labelled objects', async () => {
-    const dir = tmpDir();
-    await importLog(realData('kitti-0048', '0000000000.pcd'), 'pcd', `${dir}/kitti`, {});
-    await importLog(realData('av2-7fab2350'), 'av2', `${dir}/av2`, {});
-    const kitti = await LogReader.open(`${dir}/kitti`);
-    const kf = await kitti.readFrame(0);
-    await kitti.close();
-    const kg = segmentGround(kf.points);
-    // KITTI's HDL-64E is mounted 1.73 m above the road.
-    expect(kg.model.levelZ).toBeGreaterThan(-1.93);
-    expect(kg.model.levelZ).toBeLessThan(-1.53);
-    const kShare = kg.groundCount / kf.points.x.length;
-    expect(kShare).toBeGreaterThan(0.3);
-    expect(kShare).toBeLessThan(0.7);
+  itWithSharedData(
+    'on the real KITTI 0048 and AV2 sweeps: finds the ground at the sensor height and keeps labelled objects',
+    async () => {
+      const dir = tmpDir();
+      await importLog(realData('kitti-0048', '0000000000.pcd'), 'pcd', `${dir}/kitti`, {});
+      await importLog(realData('av2-7fab2350'), 'av2', `${dir}/av2`, {});
+      const kitti = await LogReader.open(`${dir}/kitti`);
+      const kf = await kitti.readFrame(0);
+      await kitti.close();
+      const kg = segmentGround(kf.points);
+      // KITTI's HDL-64E is mounted 1.73 m above the road.
+      expect(kg.model.levelZ).toBeGreaterThan(-1.93);
+      expect(kg.model.levelZ).toBeLessThan(-1.53);
+      const kShare = kg.groundCount / kf.points.x.length;
+      expect(kShare).toBeGreaterThan(0.3);
+      expect(kShare).toBeLessThan(0.7);
 
-    const av2 = await LogReader.open(`${dir}/av2`);
-    const af = await av2.readFrame(0);
-    const labels = av2.readBoxes('labels')!;
-    await av2.close();
-    const ag = segmentGround(af.points);
-    // Points inside labelled cuboids, above their lowest 0.3 m, are objects: nearly none may be ground.
-    let inside = 0;
-    let taken = 0;
-    for (let k = 0; k < labels.cx.length; k++) {
-      if (labels.frameIndex[k] !== 0) continue;
-      const b = {
-        cx: labels.cx[k],
-        cy: labels.cy[k],
-        cz: labels.cz[k],
-        length: labels.length[k],
-        width: labels.width[k],
-        height: labels.height[k],
-        yaw: labels.yaw[k],
-      };
-      for (let i = 0; i < af.points.x.length; i++) {
-        const z = af.points.z[i];
-        if (z > b.cz - b.height / 2 + 0.3 && pointInBox(b, af.points.x[i], af.points.y[i], z)) {
-          inside++;
-          taken += ag.isGround[i];
+      const av2 = await LogReader.open(`${dir}/av2`);
+      const af = await av2.readFrame(0);
+      const labels = av2.readBoxes('labels')!;
+      await av2.close();
+      const ag = segmentGround(af.points);
+      // Points inside labelled cuboids, above their lowest 0.3 m, are objects: nearly none may be ground.
+      let inside = 0;
+      let taken = 0;
+      for (let k = 0; k < labels.cx.length; k++) {
+        if (labels.frameIndex[k] !== 0) continue;
+        const b = {
+          cx: labels.cx[k],
+          cy: labels.cy[k],
+          cz: labels.cz[k],
+          length: labels.length[k],
+          width: labels.width[k],
+          height: labels.height[k],
+          yaw: labels.yaw[k],
+        };
+        for (let i = 0; i < af.points.x.length; i++) {
+          const z = af.points.z[i];
+          if (z > b.cz - b.height / 2 + 0.3 && pointInBox(b, af.points.x[i], af.points.y[i], z)) {
+            inside++;
+            taken += ag.isGround[i];
+          }
         }
       }
-    }
-    expect(inside).toBeGreaterThan(1000);
-    expect(taken / inside).toBeLessThan(0.02);
-    // Near the car (5–20 m) most returns within 10 cm of the fitted level are road surface and removed.
-    let near = 0;
-    let nearGround = 0;
-    for (let i = 0; i < af.points.x.length; i++) {
-      const r = Math.hypot(af.points.x[i], af.points.y[i]);
-      if (r > 5 && r < 20 && Math.abs(af.points.z[i] - ag.model.levelZ) < 0.1) {
-        near++;
-        nearGround += ag.isGround[i];
+      expect(inside).toBeGreaterThan(1000);
+      expect(taken / inside).toBeLessThan(0.02);
+      // Near the car (5–20 m) most returns within 10 cm of the fitted level are road surface and removed.
+      let near = 0;
+      let nearGround = 0;
+      for (let i = 0; i < af.points.x.length; i++) {
+        const r = Math.hypot(af.points.x[i], af.points.y[i]);
+        if (r > 5 && r < 20 && Math.abs(af.points.z[i] - ag.model.levelZ) < 0.1) {
+          near++;
+          nearGround += ag.isGround[i];
+        }
       }
-    }
-    expect(nearGround / near).toBeGreaterThan(0.9);
-    console.log(
-      `ground share: KITTI 0048 frame 0 ${(100 * kShare).toFixed(1)}%, AV2 sweep 0 ${((100 * ag.groundCount) / af.points.x.length).toFixed(1)}%`,
-    );
-  });
+      expect(nearGround / near).toBeGreaterThan(0.9);
+      console.log(
+        `ground share: KITTI 0048 frame 0 ${(100 * kShare).toFixed(1)}%, AV2 sweep 0 ${((100 * ag.groundCount) / af.points.x.length).toFixed(1)}%`,
+      );
+    },
+  );
 });

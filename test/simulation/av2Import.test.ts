@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { realData } from '../../core/paths.ts';
+import { describeWithSharedData } from '../sharedData.ts';
 import { readAv2Tracks } from '../../datasets/av2Tracks.ts';
 import { ConstantVelocityPolicy } from '../../simulation/agents/constantVelocity.ts';
 import { runPolicy } from '../../simulation/agents/policy.ts';
@@ -8,7 +9,7 @@ import { av2ToScenario } from '../../simulation/import/av2Scenario.ts';
 import { scenarioMetrics } from '../../simulation/metrics/scenarioMetrics.ts';
 import { validateScenario } from '../../simulation/validateScenario.ts';
 
-describe('AV2 annotation tracks → scenario', () => {
+describeWithSharedData('AV2 annotation tracks → scenario', () => {
   const tracks = readAv2Tracks(realData('av2-7fab2350'));
   const s = av2ToScenario(tracks);
 

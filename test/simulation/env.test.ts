@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { realData } from '../../core/paths.ts';
+import { itWithSharedData } from '../sharedData.ts';
 import { readWomdFile } from '../../datasets/womd.ts';
 import { ConstantVelocityPolicy } from '../../simulation/agents/constantVelocity.ts';
 import { IdmPolicy } from '../../simulation/agents/idmAgent.ts';
@@ -11,36 +12,39 @@ import { scenarioMetrics } from '../../simulation/metrics/scenarioMetrics.ts';
 import { straightRoadScenario } from './fixtures.ts';
 
 describe('environment', () => {
-  it('log replay reproduces the real WOMD log exactly (ADE 0) and scores perfect realism', () => {
-    const s = womdToScenario(readWomdFile(realData('womd', 'motion_data_one_scenario.tfrecord'))[0]);
-    const env = new SimEnv([s]);
-    runPolicy(env, new LogReplayPolicy());
-    const r = env.rolloutOf(0);
-    const T = s.numSteps;
-    for (let a = 0; a < s.agents.ids.length; a++) {
-      if (!s.controlled[a]) continue;
-      for (let t = 0; t < T; t++) {
-        const k = a * T + t;
-        expect(r.valid[k]).toBe(s.agents.valid[k]);
-        if (!r.valid[k]) continue;
-        expect(r.x[k]).toBe(s.agents.x[k]);
-        expect(r.y[k]).toBe(s.agents.y[k]);
-        expect(r.yaw[k]).toBe(s.agents.yaw[k]);
+  itWithSharedData(
+    'log replay reproduces the real WOMD log exactly (ADE 0) and scores perfect realism',
+    () => {
+      const s = womdToScenario(readWomdFile(realData('womd', 'motion_data_one_scenario.tfrecord'))[0]);
+      const env = new SimEnv([s]);
+      runPolicy(env, new LogReplayPolicy());
+      const r = env.rolloutOf(0);
+      const T = s.numSteps;
+      for (let a = 0; a < s.agents.ids.length; a++) {
+        if (!s.controlled[a]) continue;
+        for (let t = 0; t < T; t++) {
+          const k = a * T + t;
+          expect(r.valid[k]).toBe(s.agents.valid[k]);
+          if (!r.valid[k]) continue;
+          expect(r.x[k]).toBe(s.agents.x[k]);
+          expect(r.y[k]).toBe(s.agents.y[k]);
+          expect(r.yaw[k]).toBe(s.agents.yaw[k]);
+        }
       }
-    }
-    const m = scenarioMetrics(s, r);
-    expect(m.agents).toBe(50);
-    expect(m.ade_m).toBe(0);
-    expect(m.fde_m).toBe(0);
-    expect(m.collision_rate).toBe(m.log_collision_rate);
-    expect(m.realism_meta).toBe(1);
-    // A constant-velocity rollout diverges from the log and scores lower.
-    const cv = new SimEnv([s]);
-    runPolicy(cv, new ConstantVelocityPolicy());
-    const mc = scenarioMetrics(s, cv.rolloutOf(0));
-    expect(mc.ade_m).toBeGreaterThan(0.5);
-    expect(mc.realism_meta).toBeLessThan(1);
-  });
+      const m = scenarioMetrics(s, r);
+      expect(m.agents).toBe(50);
+      expect(m.ade_m).toBe(0);
+      expect(m.fde_m).toBe(0);
+      expect(m.collision_rate).toBe(m.log_collision_rate);
+      expect(m.realism_meta).toBe(1);
+      // A constant-velocity rollout diverges from the log and scores lower.
+      const cv = new SimEnv([s]);
+      runPolicy(cv, new ConstantVelocityPolicy());
+      const mc = scenarioMetrics(s, cv.rolloutOf(0));
+      expect(mc.ade_m).toBeGreaterThan(0.5);
+      expect(mc.realism_meta).toBeLessThan(1);
+    },
+  );
 
   it('batches scenarios without mixing them: a batch equals separate runs', () => {
     const a = straightRoadScenario({ numAgents: 4, numSteps: 31, spacingM: 12 });

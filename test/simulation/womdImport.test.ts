@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { realData } from '../../core/paths.ts';
+import { describeWithSharedData } from '../sharedData.ts';
 import { readWomdFile, writeWomdFile } from '../../datasets/womd.ts';
 import { scenarioToWomd, womdToScenario } from '../../simulation/import/womdScenario.ts';
 import { boxRoadDistance } from '../../simulation/map/drivableField.ts';
@@ -12,9 +13,11 @@ import { validateScenario } from '../../simulation/validateScenario.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'womd-import-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
-const s = womdToScenario(readWomdFile(realData('womd', 'motion_data_one_scenario.tfrecord'))[0]);
 
-describe('WOMD → Scenario', () => {
+// Read inside the suite, so that without the sample data nothing is read at all.
+describeWithSharedData('WOMD → Scenario', () => {
+  const s = womdToScenario(readWomdFile(realData('womd', 'motion_data_one_scenario.tfrecord'))[0]);
+
   it('imports the real scenario with every track and 91 steps', () => {
     validateScenario(s, 'womd');
     expect(s.numSteps).toBe(91);

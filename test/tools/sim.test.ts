@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { realData, REPO_ROOT } from '../../core/paths.ts';
+import { itWithSharedData } from '../sharedData.ts';
 import { LogReader } from '../../datasets/logstore.ts';
 import { readRolloutSet } from '../../simulation/export/rolloutSet.ts';
 import { loadScenarios } from '../../simulation/scenarioSources.ts';
@@ -110,7 +111,7 @@ describe('drivekit sim / export', () => {
     }
   });
 
-  it('fails with one line naming the file on a truncated TFRecord', () => {
+  itWithSharedData('fails with one line naming the file on a truncated TFRecord', () => {
     const bad = path.join(tmp, 'cut.tfrecord');
     fs.writeFileSync(
       bad,
