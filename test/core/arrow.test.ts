@@ -1,3 +1,5 @@
+// Arrow records: point clouds wrap typed arrays without copying; SensorFrames, Boxes, AgentStates and
+// Tokens round-trip through IPC bytes unchanged; missing columns, two batches or a cut body are named errors.
 import { describe, expect, it } from 'vitest';
 import { Field, Float64, RecordBatch, RecordBatchStreamWriter, Schema } from 'apache-arrow';
 import { Message } from 'apache-arrow/ipc/metadata/message';

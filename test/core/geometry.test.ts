@@ -1,3 +1,5 @@
+// Core geometry against hand-computed values: poses (compose/invert, 90° turns, quaternion = yaw), box
+// membership and transforms, BEV IoU of known overlaps, hulls, minimum-area rectangles and polylines.
 import { describe, expect, it } from 'vitest';
 import {
   bevIou,

@@ -1,3 +1,5 @@
+// The log store: frames, poses and labels written and read back by index exactly; NaN/Inf points dropped
+// and counted; no silent overwrite (an aborted write keeps the old log); broken logs named with the problem.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

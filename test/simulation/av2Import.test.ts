@@ -1,3 +1,5 @@
+// AV2 annotation tracks → scenario on the shipped log: its 114 annotated tracks over 15.6 s plus the ego,
+// the ego moving along its heading at a plausible speed, and off-road left unrated since it has no map.
 import { expect, it } from 'vitest';
 import { realData } from '../../core/paths.ts';
 import { describeWithSharedData } from '../sharedData.ts';

@@ -1,3 +1,5 @@
+// Collision checks: hand-made oriented boxes 0.1 m apart or overlapping, random boxes judged against
+// exact polygon clipping (core/geometry), box gaps by hand, and the grid marking equal to all-pairs.
 import { describe, expect, it } from 'vitest';
 import { bevIntersectionArea } from '../../core/geometry/iou.ts';
 import { boxDistance } from '../../simulation/metrics/boxDistance.ts';

@@ -1,3 +1,5 @@
+// The kinematic bicycle: constant speed and curvature trace the closed-form circle, actions clip to the
+// Waymax limits without reversing, and inverse dynamics / delta actions recover a rollout and replay a log.
 import { describe, expect, it } from 'vitest';
 import { bicycleInverse, bicycleStep, DEFAULT_BICYCLE_LIMITS } from '../../simulation/dynamics/bicycle.ts';
 import { deltaStep } from '../../simulation/dynamics/delta.ts';

@@ -1,3 +1,5 @@
+// The simulation environment: replaying the real WOMD log gives ADE 0 and perfect realism, a batch
+// equals separate runs, and IDM passes a parked car and stops behind a stopped one and at a red light.
 import { describe, expect, it } from 'vitest';
 import { realData } from '../../core/paths.ts';
 import { itWithSharedData } from '../sharedData.ts';

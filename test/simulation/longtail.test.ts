@@ -1,3 +1,5 @@
+// The long-tail generator: the seven kinds of the issue, each making scenarios that are hard (a
+// constant-speed ego collides) yet solvable (the oracle's plan does not).
 import { describe, expect, it } from 'vitest';
 import { AGENTS } from '../../simulation/agents/registry.ts';
 import { generateLongtail, LONGTAIL_KINDS } from '../../simulation/longtail/generate.ts';

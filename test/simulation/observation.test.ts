@@ -1,3 +1,5 @@
+// Agent observations on the fixture road, checked value by value (own state, neighbours, lane and edge
+// points in the agent's frame), and unchanged when the whole scene is rotated and shifted.
 import { describe, expect, it } from 'vitest';
 import { SimEnv } from '../../simulation/env.ts';
 import { AGENT_FEATURES, LANE_FEATURES, observationOffsets, Observer } from '../../simulation/observation.ts';

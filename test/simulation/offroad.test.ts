@@ -1,3 +1,5 @@
+// Off-road distance on the fixture road (known to span y ∈ [−1.75, 5.25]) built from drivable polygons,
+// road edges or lane corridors alike: hand-placed points and cars; a map without roads never flags off-road.
 import { describe, expect, it } from 'vitest';
 import { boxRoadDistance, buildDrivableField, signedDistance } from '../../simulation/map/drivableField.ts';
 import { emptyMap, type RoadMap } from '../../simulation/scenario.ts';

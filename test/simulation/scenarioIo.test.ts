@@ -1,3 +1,5 @@
+// Scenario files: the fixture scenario round-trips through JSON and Arrow unchanged; bad files, scenarios
+// without valid agents, non-finite states and dangling lane references fail naming the file and the problem.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

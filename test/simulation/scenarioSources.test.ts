@@ -1,3 +1,5 @@
+// Scenario sources: a log folder holding its scenario as both JSON and Arrow yields it once (other JSON
+// ignored), and a folder without one fails naming the folder.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

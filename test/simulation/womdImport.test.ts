@@ -1,3 +1,5 @@
+// WOMD → Scenario on the real one-scenario file: every track and 91 steps, moving logged vehicles on the
+// road (the road-edge sign convention), and an export to TFRecord that re-imports to the same scenario.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -1,3 +1,5 @@
+// `drivekit sim` and `drivekit export` on fixture scenarios: rollouts and metrics for each, Parquet, WOMD,
+// Arrow and JSON that re-import to the same rollouts, LiDAR logs, and one-line errors on bad input.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
