@@ -6,6 +6,7 @@ import path from 'node:path';
 import { InputError } from '../core/errors.ts';
 import { composePoses, poseFromQuaternion, translationOfPose, yawOfPose } from '../core/geometry/pose.ts';
 import { poseAt, readAnnotations, readPoses } from './av2.ts';
+import { upperMedian } from '../core/stats.ts';
 
 export interface Av2Tracks {
   logId: string;
@@ -30,9 +31,9 @@ export interface Av2Tracks {
   egoYaw: Float64Array;
 }
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[s.length >> 1] : 0;
+/** The middle size sample (a size that was annotated), 0 for none. */
+function medianSize(xs: number[]): number {
+  return xs.length ? upperMedian(xs) : 0;
 }
 
 /** Read the tracks of an AV2 log directory (annotations.feather + city_SE3_egovehicle.feather). */
@@ -98,9 +99,9 @@ export function readAv2Tracks(logDir: string): Av2Tracks {
     sizes[a][2].push(hei[r]);
   }
   for (let a = 0; a < N; a++) {
-    out.length[a] = median(sizes[a][0]);
-    out.width[a] = median(sizes[a][1]);
-    out.height[a] = median(sizes[a][2]);
+    out.length[a] = medianSize(sizes[a][0]);
+    out.width[a] = medianSize(sizes[a][1]);
+    out.height[a] = medianSize(sizes[a][2]);
   }
   return out;
 }

@@ -11,6 +11,7 @@ import {
   type WorldCentres,
   worldToVehicle,
 } from './sequence.ts';
+import { quantile } from '../core/stats.ts';
 
 export interface RefineConfig {
   /** Tracks seen in fewer frames are dropped (CPD: 10). */
@@ -347,16 +348,6 @@ function fittedSpeed(
     sty += dt * (world.y[r] - my);
   }
   return stt > 0 ? Math.hypot(stx, sty) / stt : 0;
-}
-
-/** Linear-interpolated quantile of a small list. */
-export function quantile(values: number[], q: number): number {
-  const v = values.slice().sort((a, b) => a - b);
-  if (v.length === 0) return NaN;
-  const pos = Math.min(1, Math.max(0, q)) * (v.length - 1);
-  const lo = Math.floor(pos);
-  const hi = Math.min(v.length - 1, lo + 1);
-  return v[lo] + (pos - lo) * (v[hi] - v[lo]);
 }
 
 /** Replace NaN headings by the nearest defined one (all NaN → 0). */

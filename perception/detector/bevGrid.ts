@@ -1,6 +1,7 @@
 // Bird's-eye-view feature grid of one sweep (PIXOR / PointPillars-style hand-made pillar features):
 // per 0.2 m cell occupancy, max and mean height above ground, point density and mean intensity.
 import type { PointCloud } from '../../core/arrow/records.ts';
+import { lowerQuantileOfSorted } from '../../core/stats.ts';
 
 /** Points the detector reads: struct-of-arrays, vehicle frame. */
 export type BevPoints = Pick<PointCloud, 'x' | 'y' | 'z' | 'intensity'>;
@@ -103,7 +104,7 @@ export function estimateGroundZ(
   for (let k = 0; k < lowest.length; k++) if (lowest[k] !== Infinity) vals.push(lowest[k]);
   if (vals.length === 0) return 0;
   vals.sort((a, b) => a - b);
-  return vals[Math.floor(cfg.quantile * (vals.length - 1))];
+  return lowerQuantileOfSorted(vals, cfg.quantile);
 }
 
 function intensityDivisor(intensity: Float32Array, scale: number | 'auto'): number {

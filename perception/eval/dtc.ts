@@ -3,6 +3,7 @@
 import { type Boxes, boxAt, rowsByFrame } from '../../core/arrow/records.ts';
 import { type Box3, boxCornersBev } from '../../core/geometry/box.ts';
 import { wrapAngle } from '../../core/geometry/pose.ts';
+import { nearestRankOfSorted } from '../../core/stats.ts';
 
 export interface DtcConfig {
   /** Future horizon of the ego path (seconds). */
@@ -167,12 +168,6 @@ export function distanceToCollision(
   return total;
 }
 
-function percentile(sorted: number[], q: number): number {
-  // Nearest rank.
-  const k = Math.max(0, Math.ceil(q * sorted.length) - 1);
-  return sorted[k];
-}
-
 /**
  * DTC error of detections against ground truth over a sequence: frames with the whole horizon of logged
  * future (or, for a short log, every frame with some future).
@@ -225,7 +220,7 @@ export function evaluateDtc(
   const n = perFrame.length;
   return {
     mean_abs_err_m: errs.reduce((a, b) => a + b, 0) / n,
-    p95_abs_err_m: percentile(errs, 0.95),
+    p95_abs_err_m: nearestRankOfSorted(errs, 0.95),
     phantom_rate: perFrame.filter((p) => p.det < p.gt - cfg.thresholdM).length / n,
     missed_rate: perFrame.filter((p) => p.gt < p.det - cfg.thresholdM).length / n,
     frames: n,

@@ -3,6 +3,7 @@
 import { type Boxes, concatBoxes, selectBoxes } from '../../core/arrow/records.ts';
 import { type ApConfig, type ApResult, DEFAULT_AP_CONFIG, evaluateAp, bucketLabel } from './ap.ts';
 import { DEFAULT_DTC_CONFIG, type DtcConfig, evaluateDtc } from './dtc.ts';
+import { nearestRankOfSorted } from '../../core/stats.ts';
 
 export interface EvalConfig {
   ap: ApConfig;
@@ -192,7 +193,7 @@ export function evaluateSets(sets: readonly EvalSet[], config: EvalConfigInput =
   const n = perFrame.length;
   Object.assign(report.dtc, {
     mean_abs_err_m: errs.reduce((a, b) => a + b, 0) / n,
-    p95_abs_err_m: errs[Math.max(0, Math.ceil(0.95 * n) - 1)],
+    p95_abs_err_m: nearestRankOfSorted(errs, 0.95),
     phantom_rate: perFrame.filter((p) => p.det < p.gt - cfg.dtc.thresholdM).length / n,
     missed_rate: perFrame.filter((p) => p.gt < p.det - cfg.dtc.thresholdM).length / n,
     horizon_s: horizon,

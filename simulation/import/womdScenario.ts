@@ -22,6 +22,7 @@ import {
   type StopLine,
   type TrafficLight,
 } from '../scenario.ts';
+import { upperMedian } from '../../core/stats.ts';
 
 export const MPH_TO_MPS = 0.44704;
 
@@ -99,11 +100,6 @@ function stopLineAcross(lane: Lane, x: number, y: number, id: number): StopLine 
   return { id, laneId: lane.id, xy: Float32Array.of(px + s * h, py - c * h, px - s * h, py + c * h) };
 }
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[s.length >> 1] : NaN;
-}
-
 export function womdToScenario(w: WomdScenario, cfg: WomdImportConfig = DEFAULT_WOMD_IMPORT): Scenario {
   const T = w.timestampsSeconds.length;
   const n = w.tracks.length;
@@ -171,7 +167,7 @@ export function womdToScenario(w: WomdScenario, cfg: WomdImportConfig = DEFAULT_
         const d: number[] = [];
         for (let i = 0; i < lane.xy.length; i += 2)
           d.push(projectOntoPolyline(other.xy, lane.xy[i], lane.xy[i + 1]).distance);
-        best = Math.min(best, median(d));
+        best = Math.min(best, upperMedian(d));
       }
       // Closer than a lane width means overlapping or merging lanes, not parallel ones: keep the default.
       if (best >= cfg.minLaneWidthM) lane.widthM = Math.min(cfg.maxLaneWidthM, best);

@@ -1,4 +1,5 @@
-// The shape of a benchmark and small timing helpers: median of repeated runs, peak RSS.
+// The shape of a benchmark and small timing helpers: repeated timed runs, peak RSS (their median is
+// core/stats.ts median).
 // Speed targets are benchmark figures printed as JSON lines, never timed unit tests.
 
 export interface Figure {
@@ -10,12 +11,6 @@ export interface Benchmark {
   /** Names of the figures it emits (used by the substring filter). */
   names: string[];
   run(emit: (figure: Figure) => void): Promise<void>;
-}
-
-export function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const n = s.length;
-  return n === 0 ? NaN : n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 }
 
 /** Run `fn` `warmup` times untimed, then `reps` times; returns the milliseconds of each timed run. */

@@ -5,7 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { importLog } from '../../datasets/import.ts';
 import { LogReader } from '../../datasets/logstore.ts';
-import { median, peakRssMb, timeRuns, type Benchmark } from './benchmark.ts';
+import { peakRssMb, timeRuns, type Benchmark } from './benchmark.ts';
+import { median } from '../../core/stats.ts';
 
 /** Settings of the dataset benchmarks (defaults: 50 sweeps of 120k points, 300 random reads). */
 export const DATASET_BENCH = { frames: 50, pointsPerFrame: 120_000, reads: 300, importReps: 3 };

@@ -10,7 +10,8 @@ import { Detector } from '../../perception/detector/model.ts';
 import { trainDetector, trainingFrame } from '../../perception/detector/train.ts';
 import { discoverSweep } from '../../perception/discover.ts';
 import { SHIPPED_MODEL } from '../commands/detect.ts';
-import { type Benchmark, type Figure, median, peakRssMb, timeRuns } from './benchmark.ts';
+import { type Benchmark, type Figure, peakRssMb, timeRuns } from './benchmark.ts';
+import { median } from '../../core/stats.ts';
 
 /** Settings: timed sweeps, warm-up sweeps, threads (the 2-core target machine), training steps timed. */
 export const DETECTOR_BENCH = { reps: 20, warmup: 3, threads: 2, trainWarmup: 3, trainSteps: 10 };

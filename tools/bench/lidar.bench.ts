@@ -20,7 +20,8 @@ import { townGroundRaster } from '../../simulation/town/groundRaster.ts';
 import { createRng } from '../../simulation/rng.ts';
 import { type Town, generateTown } from '../../simulation/town/town.ts';
 import { townStaticGeometry } from '../../simulation/town/townMeshes.ts';
-import { type Benchmark, median } from './benchmark.ts';
+import { type Benchmark } from './benchmark.ts';
+import { median } from '../../core/stats.ts';
 
 /** Settings: the town and frame rendered, repetitions, and the object-count factors of the scaling runs. */
 export const LIDAR_BENCH = {

@@ -8,7 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as nn from '../../core/nn/index.ts';
-import { median, peakRssMb, type Benchmark, type Figure } from './benchmark.ts';
+import { peakRssMb, type Benchmark, type Figure } from './benchmark.ts';
+import { median } from '../../core/stats.ts';
 
 /** Settings of the training benchmarks (the protocol). */
 export const NN_BENCH = {

@@ -12,7 +12,8 @@ import { DEFAULT_DISCOVER_CONFIG, discoverSweep } from '../../perception/discove
 import { segmentGround, type XYZ } from '../../perception/ground.ts';
 import { refineTracks } from '../../perception/refine.ts';
 import { trackBoxes } from '../../perception/track.ts';
-import { median, timeRuns, type Benchmark } from './benchmark.ts';
+import { timeRuns, type Benchmark } from './benchmark.ts';
+import { median } from '../../core/stats.ts';
 
 /** Settings: timed repetitions per size, warm-up runs, and the tracking scene. */
 export const PERCEPTION_BENCH = { reps: 30, warmup: 10, trackFrames: 100, trackObjects: 100 };

@@ -17,7 +17,8 @@ import { sensorFrameToBatch } from '../../core/arrow/codec.ts';
 import { allocatePointCloud, type SensorFrame } from '../../core/arrow/records.ts';
 import { poseFromTranslationYaw } from '../../core/geometry/pose.ts';
 import { batchMessage, eosMessage } from '../../core/stream/message.ts';
-import { median, type Benchmark, type Figure } from './benchmark.ts';
+import { type Benchmark, type Figure } from './benchmark.ts';
+import { median } from '../../core/stats.ts';
 import type { PeerResult, PeerRun } from './streamPeer.ts';
 
 /** Settings (defaults: 120k points, 150 timed + 20 warm-up messages, 3 alternating repetitions). */

@@ -1,6 +1,7 @@
 // The summary of a log printed by `drivekit info` and the demo report: counts, point statistics,
 // duration, extents and labels, as a JSON-ready object and as aligned text.
 import type { LogReader, Extent } from '../../datasets/logstore.ts';
+import { medianOfSorted } from '../../core/stats.ts';
 
 export interface LogSummary {
   log: string;
@@ -41,7 +42,7 @@ export function logSummary(log: LogReader): LogSummary {
     points: {
       total: counts.reduce((s, c) => s + c, 0),
       min: n ? counts[0] : 0,
-      median: n ? (n % 2 ? counts[(n - 1) / 2] : (counts[n / 2 - 1] + counts[n / 2]) / 2) : 0,
+      median: n ? medianOfSorted(counts) : 0,
       max: n ? counts[n - 1] : 0,
     },
     droppedNonFinite: log.meta.droppedNonFinite,

@@ -13,6 +13,7 @@ import { open as openPcd } from '../../datasets/pcd.ts';
 import { writeSyntheticLog } from '../../simulation/town/synthLog.ts';
 import { type Canvas, type Rgb, canvasToPng, createCanvas, drawLine, drawText, setPixel } from './canvas.ts';
 import { type Panel, drawLegend, drawPanel, plotLine, plotPoints } from './chart.ts';
+import { upperMedian } from '../../core/stats.ts';
 
 /** Settings of the comparison; the ground rule is the same for both sources. */
 export const REALISM = {
@@ -180,12 +181,6 @@ export async function realismReport(syntheticLog: string): Promise<RealismReport
   }
 }
 
-function median(xs: number[]): number | null {
-  if (!xs.length) return null;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-}
-
 /** Markdown table: synthetic beside KITTI. */
 export function realismMarkdown(r: RealismReport): string {
   const pct = (v: number) => `${(100 * v).toFixed(1)} %`;
@@ -215,7 +210,7 @@ export function realismMarkdown(r: RealismReport): string {
         .map((o) => o.points);
     const s = sel(r.syntheticObjects);
     const kk = sel(r.kittiObjects);
-    const cell = (xs: number[]) => (xs.length ? `${median(xs)} (n=${xs.length})` : '—');
+    const cell = (xs: number[]) => (xs.length ? `${upperMedian(xs)} (n=${xs.length})` : '—');
     rows.push([`points per car, ${b[k]}–${b[k + 1]} m (median)`, cell(s), cell(kk)]);
   }
   return [

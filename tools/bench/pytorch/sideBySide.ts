@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TUNED_MALLOC_ENV } from '../../../core/mallocEnv.ts';
-import { median } from '../benchmark.ts';
+import { median } from '../../../core/stats.ts';
 import { inChild, REFERENCE_MODELS } from '../nn.bench.ts';
 
 const MODELS = Object.keys(REFERENCE_MODELS);
