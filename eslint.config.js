@@ -7,25 +7,25 @@ import tseslint from 'typescript-eslint';
 // a stage importing a sibling (or tools/, which is built on the stages) is an error.
 const STAGES = ['perception', 'simulation', 'worldmodel'];
 
-/** A no-restricted-imports rule forbidding relative imports that reach into any of `folders`. */
-function forbidFolders(folders, why) {
-  return [
-    'error',
-    {
-      patterns: [
-        {
-          // Matches `../simulation/x.ts`, `../../tools/cli.ts`, … — the repository uses relative imports only.
-          regex: `^\\.{1,2}/(?:.*/)?(?:${folders.join('|')})(?:/|$)`,
-          message: why,
-        },
+/** A pattern for relative specifiers (`../simulation/x.ts`, `../../tools/cli.ts`) that reach into `folders`. */
+const reaching = (folders, slash) => `^\\.{1,2}${slash}(?:.*${slash})?(?:${folders.join('|')})(?:${slash}|$)`;
+
+/**
+ * The lint config for files under `folder`: it may not import from `forbidden`. no-restricted-imports
+ * covers static imports and re-exports; dynamic `import()` goes through no-restricted-syntax (the
+ * selector's regex cannot contain `/`, hence \x2F).
+ */
+function layer(folder, forbidden, why) {
+  return {
+    files: [`${folder}/**/*.ts`],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: reaching(forbidden, '/'), message: why }] }],
+      'no-restricted-syntax': [
+        'error',
+        { selector: `ImportExpression[source.value=/${reaching(forbidden, '\\x2F')}/]`, message: why },
       ],
     },
-  ];
-}
-
-/** The lint config for files under `folder`: it may not import from `forbidden`. */
-function layer(folder, forbidden, why) {
-  return { files: [`${folder}/**/*.ts`], rules: { 'no-restricted-imports': forbidFolders(forbidden, why) } };
+  };
 }
 
 export default tseslint.config(
