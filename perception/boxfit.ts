@@ -1,10 +1,10 @@
 // One oriented 3D box per point cluster: BEV rectangle from the convex hull, chosen on area plus mean
 // point-to-edge distance (CPD's criterion; Zhang et al. 2017 "closeness"), height from the points down to the ground.
-import { allocateBoxes, type Boxes } from '../core/arrow/records.ts';
+import { allocateBoxes, type Boxes, type XYZ } from '../core/arrow/records.ts';
 import { convexHull } from '../core/geometry/polygon.ts';
 import { hullExtents, minAreaRect, type Rect2, rectFromExtents } from '../core/geometry/minAreaRect.ts';
 import type { ClusterResult } from './cluster.ts';
-import { groundHeightAt, type GroundModel, type XYZ } from './ground.ts';
+import { groundHeightAt, type GroundModel } from './ground.ts';
 
 export interface BoxFitConfig {
   /** 'closeness': hull-edge directions scored on area + closenessWeight·mean edge distance; 'minArea': smallest rectangle. */

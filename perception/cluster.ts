@@ -1,6 +1,6 @@
 // DBSCAN-like clustering of non-ground points in linear time: points hashed into voxels, a voxel is
 // "core" when its 3×3×3 neighbourhood holds ≥ minPoints points, core voxels joined by union-find.
-import type { XYZ } from './ground.ts';
+import type { XYZ } from '../core/arrow/records.ts';
 
 export interface ClusterConfig {
   /** Only points within this BEV distance of the vehicle origin are clustered (OYSTER's near range). */

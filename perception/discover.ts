@@ -1,6 +1,6 @@
 // Object discovery on one sweep (OYSTER's seed labels): ground removal → near-range clustering → merging
 // of line-of-sight fragments → box fitting, with one typed config that gathers the modules' configs.
-import type { Boxes } from '../core/arrow/records.ts';
+import type { Boxes, XYZ } from '../core/arrow/records.ts';
 import { fitBoxes, type BoxFitConfig, type BoxFitStats, DEFAULT_BOXFIT_CONFIG } from './boxfit.ts';
 import { clusterPoints, type ClusterConfig, DEFAULT_CLUSTER_CONFIG } from './cluster.ts';
 import { DEFAULT_FRAGMENT_CONFIG, type FragmentConfig, mergeLineOfSightFragments } from './fragments.ts';
@@ -10,7 +10,6 @@ import {
   type GroundConfig,
   type GroundModel,
   segmentGround,
-  type XYZ,
 } from './ground.ts';
 
 export interface DiscoverConfig {

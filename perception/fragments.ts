@@ -1,7 +1,8 @@
 // Merging clusters that are parts of one object split along the line of sight: a car seen from behind
 // shows its bumper and its rear window, with the nearly horizontal trunk between them barely hit by beams.
 import type { ClusterResult } from './cluster.ts';
-import { fastAtan2, type XYZ } from './ground.ts';
+import type { XYZ } from '../core/arrow/records.ts';
+import { fastAtan2 } from '../core/geometry/fastAtan2.ts';
 
 export interface FragmentConfig {
   /** Off: clusters pass unchanged. */

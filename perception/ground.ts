@@ -1,8 +1,8 @@
 // Ground removal by line fitting per angular segment (Himmelsbach et al. 2010, "Fast segmentation of 3D
 // point clouds for ground vehicles"; segment/bin/height settings after CPD, see REFERENCES.md).
-import type { PointCloud } from '../core/arrow/records.ts';
-
-export type XYZ = Pick<PointCloud, 'x' | 'y' | 'z'>;
+import type { XYZ } from '../core/arrow/records.ts';
+import { fastAtan2 } from '../core/geometry/fastAtan2.ts';
+import { fitNearPlane } from './planeFit.ts';
 
 export interface GroundConfig {
   /** Angular segments around the vehicle (CPD: 150). */
@@ -20,6 +20,25 @@ export interface GroundConfig {
   maxStartHeightM: number;
   /** The near-vehicle plane is fitted (RANSAC, then least squares) to prototypes within this range. */
   planeRangeM: number;
+  /** A prototype within this height of a candidate plane is its inlier, in RANSAC and in the refit. */
+  planeInlierTolM: number;
+  /**
+   * RANSAC candidate planes, three random prototypes each: 60 find a plane of a half-inlier sweep with
+   * probability 1 − (1 − 0.5³)⁶⁰ ≈ 0.9997.
+   */
+  planeRansacIterations: number;
+  /**
+   * A candidate's inliers are counted on about this many evenly spaced prototypes (the refit uses all):
+   * caps the RANSAC cost on dense sweeps.
+   */
+  planeInlierSample: number;
+  /** With fewer prototypes in range there is no fit: the plane is flat at planeFallbackQuantile. */
+  planeMinPrototypes: number;
+  /**
+   * Quantile of the prototype heights that starts RANSAC (the flat candidate) and is the fallback level:
+   * low, because prototypes above the road belong to objects, not ground.
+   */
+  planeFallbackQuantile: number;
   /** Steepest ground line allowed, |dz/dr| (a 30% grade). */
   maxSlope: number;
   /**
@@ -50,6 +69,11 @@ export const DEFAULT_GROUND_CONFIG: GroundConfig = {
   maxDistToLineM: 0.15,
   maxStartHeightM: 0.25,
   planeRangeM: 15,
+  planeInlierTolM: 0.1,
+  planeRansacIterations: 60,
+  planeInlierSample: 1000,
+  planeMinPrototypes: 10,
+  planeFallbackQuantile: 0.3,
   maxSlope: 0.3,
   slackPerM: 0.06,
   maxStepUpM: 0.25,
@@ -83,26 +107,6 @@ export interface GroundResult {
 
 const TWO_PI = 2 * Math.PI;
 
-/**
- * atan2 by a degree-11 minimax polynomial on [0, 1] and octant folding (error < 2e-5 rad): several
- * times faster than Math.atan2, and far finer than a segment (2.4°).
- */
-export function fastAtan2(y: number, x: number): number {
-  const ax = Math.abs(x);
-  const ay = Math.abs(y);
-  const big = ax > ay ? ax : ay;
-  if (big === 0) return 0;
-  const z = (ax > ay ? ay : ax) / big;
-  const z2 = z * z;
-  let a =
-    z *
-    (0.99997726 +
-      z2 * (-0.33262347 + z2 * (0.19354346 + z2 * (-0.11643287 + z2 * (0.05265332 + z2 * -0.0117212)))));
-  if (ay > ax) a = Math.PI / 2 - a;
-  if (x < 0) a = Math.PI - a;
-  return y < 0 ? -a : a;
-}
-
 function segmentOf(x: number, y: number, segments: number): number {
   const s = Math.floor(((fastAtan2(y, x) + Math.PI) / TWO_PI) * segments);
   return s >= segments ? segments - 1 : s;
@@ -129,138 +133,6 @@ export function flatGroundModel(levelZ: number, cfg: GroundConfig = DEFAULT_GROU
     levelZ,
     plane: [0, 0, levelZ],
   };
-}
-
-/** Deterministic pseudo-random integers (a 32-bit LCG): RANSAC must give the same plane every run. */
-function lcg(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    return state;
-  };
-}
-
-/**
- * The ground plane near the vehicle from the cell prototypes within planeRangeM: RANSAC over planes no
- * steeper than maxSlope (inliers within 0.1 m), then least squares on the inliers. With too few
- * prototypes: flat at a low quantile of their heights.
- */
-function nearPlane(
-  proto: Float32Array,
-  protoX: Float32Array,
-  protoY: Float32Array,
-  protoR: Float32Array,
-  cfg: GroundConfig,
-): [number, number, number] {
-  const idx: number[] = [];
-  for (let c = 0; c < proto.length; c++)
-    if (proto[c] !== Infinity && protoR[c] <= cfg.planeRangeM) idx.push(c);
-  if (idx.length === 0) return [0, 0, 0];
-  const zs = idx.map((c) => proto[c]).sort((a, b) => a - b);
-  const low = zs[Math.floor(0.3 * (zs.length - 1))];
-  if (idx.length < 10) return [0, 0, low];
-  const inlierTol = 0.1;
-  const rand = lcg(idx.length);
-  // Inliers are counted on at most ~1000 evenly spaced prototypes (the refit uses all of them).
-  const stride = Math.max(1, Math.floor(idx.length / 1000));
-  const count = (a: number, b: number, c: number) => {
-    let k = 0;
-    for (let j = 0; j < idx.length; j += stride) {
-      const i = idx[j];
-      if (Math.abs(proto[i] - (a * protoX[i] + b * protoY[i] + c)) <= inlierTol) k++;
-    }
-    return k;
-  };
-  let best: [number, number, number] = [0, 0, low];
-  let bestCount = count(0, 0, low);
-  for (let it = 0; it < 60; it++) {
-    const i = idx[rand() % idx.length];
-    const j = idx[rand() % idx.length];
-    const k = idx[rand() % idx.length];
-    const plane = planeThrough(
-      protoX[i],
-      protoY[i],
-      proto[i],
-      protoX[j],
-      protoY[j],
-      proto[j],
-      protoX[k],
-      protoY[k],
-      proto[k],
-    );
-    if (!plane || Math.hypot(plane[0], plane[1]) > cfg.maxSlope) continue;
-    const n = count(...plane);
-    if (n > bestCount) {
-      bestCount = n;
-      best = plane;
-    }
-  }
-  // Least squares on the inliers (normal equations of z = a x + b y + c).
-  let sxx = 0,
-    sxy = 0,
-    sx = 0,
-    syy = 0,
-    sy = 0,
-    sn = 0,
-    sxz = 0,
-    syz = 0,
-    sz = 0;
-  for (const i of idx) {
-    const x = protoX[i];
-    const y = protoY[i];
-    const z = proto[i];
-    if (Math.abs(z - (best[0] * x + best[1] * y + best[2])) > inlierTol) continue;
-    sxx += x * x;
-    sxy += x * y;
-    sx += x;
-    syy += y * y;
-    sy += y;
-    sn++;
-    sxz += x * z;
-    syz += y * z;
-    sz += z;
-  }
-  const sol = solve3(sxx, sxy, sx, sxy, syy, sy, sx, sy, sn, sxz, syz, sz);
-  if (sol && Math.hypot(sol[0], sol[1]) <= cfg.maxSlope) return sol;
-  return best;
-}
-
-function planeThrough(
-  x1: number,
-  y1: number,
-  z1: number,
-  x2: number,
-  y2: number,
-  z2: number,
-  x3: number,
-  y3: number,
-  z3: number,
-): [number, number, number] | null {
-  return solve3(x1, y1, 1, x2, y2, 1, x3, y3, 1, z1, z2, z3);
-}
-
-/** Solve the 3×3 system [[a,b,c],[d,e,f],[g,h,i]]·v = [p,q,r] by Cramer's rule; null when singular. */
-function solve3(
-  a: number,
-  b: number,
-  c: number,
-  d: number,
-  e: number,
-  f: number,
-  g: number,
-  h: number,
-  i: number,
-  p: number,
-  q: number,
-  r: number,
-): [number, number, number] | null {
-  const det = a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g);
-  if (Math.abs(det) < 1e-9) return null;
-  return [
-    (p * (e * i - f * h) - b * (q * i - f * r) + c * (q * h - e * r)) / det,
-    (a * (q * i - f * r) - p * (d * i - f * g) + c * (d * r - q * g)) / det,
-    (a * (e * r - q * h) - b * (d * r - q * g) + p * (d * h - e * g)) / det,
-  ];
 }
 
 /**
@@ -305,7 +177,9 @@ export function segmentGround(pts: XYZ, config: Partial<GroundConfig> = {}): Gro
     }
   }
   const plane: [number, number, number] =
-    cfg.groundZHintM !== undefined ? [0, 0, cfg.groundZHintM] : nearPlane(proto, protoX, protoY, protoR, cfg);
+    cfg.groundZHintM !== undefined
+      ? [0, 0, cfg.groundZHintM]
+      : fitNearPlane(proto, protoX, protoY, protoR, cfg);
   const levelZ = plane[2];
   const slope = new Float32Array(S * B);
   const intercept = new Float32Array(S * B);

@@ -15,6 +15,9 @@ export interface PointCloud {
   tOffset: Float32Array;
 }
 
+/** The coordinates of a point cloud: all that the geometric stages (ground, clustering, boxes) read. */
+export type XYZ = Pick<PointCloud, 'x' | 'y' | 'z'>;
+
 /** One LiDAR sweep in the vehicle frame, with the vehicle's pose in the world. */
 export interface SensorFrame {
   logId: string;
