@@ -1,4 +1,4 @@
-// The log directory of DESIGN.md: meta.json, frames.arrow (one record batch per sweep, random access),
+// The log directory (docs/architecture.md): meta.json, frames.arrow (one batch per sweep, random access),
 // poses.arrow, optional labels.arrow and stage outputs. Every file is written atomically; meta.json last.
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,4 +1,4 @@
-// The scenario model of the simulator (DESIGN.md "Simulation"): a road map plus agent tracks at a fixed
+// The scenario model of the simulator (docs/architecture.md): a road map plus agent tracks at a fixed
 // step (10 Hz), struct-of-arrays over agents × steps, with the ego, goals/routes and controlled agents.
 
 export type AgentType = 'vehicle' | 'pedestrian' | 'cyclist' | 'other';

@@ -1,4 +1,4 @@
-// The typed, struct-of-arrays records the stages exchange (DESIGN.md "Data contracts"): one sweep of
+// The typed, struct-of-arrays records the stages exchange (docs/architecture.md): one sweep of
 // points, a set of boxes, agent states, and a token grid. Plain data; the Arrow schemas mirror them.
 import type { Box3 } from '../geometry/box.ts';
 import type { Pose } from '../geometry/pose.ts';

@@ -1,4 +1,4 @@
-// Arrow schemas of every record drivekit exchanges (DESIGN.md "Data contracts"), versioned through the
+// Arrow schemas of every record drivekit exchanges (docs/architecture.md), versioned through the
 // `drivekit.schema` metadata key (e.g. `sensor_frame/1`) so readers can refuse what they do not know.
 import {
   Bool,

@@ -1,4 +1,4 @@
-// SE(3) rigid transforms as 4×4 row-major float64 matrices (`world_from_vehicle` convention of DESIGN.md).
+// SE(3) rigid transforms as 4×4 row-major float64 matrices (`world_from_vehicle`, docs/architecture.md).
 // Composition, inversion, and in-place transformation of point arrays (struct-of-arrays or packed xyz).
 
 /** A rigid transform `target_from_source`, 16 numbers, row-major. */

@@ -99,7 +99,7 @@ export function isLoopbackUrl(url: string): boolean {
   return host === 'localhost' || host === 'lo' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
-/** Refuse a non-loopback bind unless explicitly allowed (DESIGN.md: sockets bind to loopback). */
+/** Refuse a non-loopback bind unless explicitly allowed (docs/architecture.md: sockets bind to loopback). */
 export function checkBindPolicy(endpoint: Endpoint, allowRemote: boolean): void {
   if (endpoint.mode === 'bind' && !allowRemote && !isLoopbackUrl(endpoint.url)) {
     throw new InputError(

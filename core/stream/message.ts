@@ -1,4 +1,4 @@
-// The stream message of DESIGN.md "Streams": ZeroMQ multipart [topic, Arrow IPC stream bytes], one
+// The stream message of docs/architecture.md "Streams": ZeroMQ multipart [topic, Arrow IPC stream bytes], one
 // record batch per message, plus an end-of-stream marker [EOS_TOPIC, JSON]; parsing never throws.
 import { AsyncByteQueue, type RecordBatch, RecordBatchStreamWriter } from 'apache-arrow';
 import { decodeBatch } from '../arrow/ipc.ts';

@@ -1,4 +1,4 @@
-// Distance-to-collision (DTC), the planning-centric metric of OYSTER as DESIGN.md defines it: the ego box
+// Distance-to-collision (DTC), OYSTER's planning metric as docs/architecture.md defines it: the ego box
 // swept along its own logged future path (next 5 s), objects frozen; compared between detections and truth.
 import { type Boxes, boxAt, rowsByFrame } from '../../core/arrow/records.ts';
 import { type Box3, boxCornersBev } from '../../core/geometry/box.ts';

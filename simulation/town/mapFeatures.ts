@@ -1,4 +1,4 @@
-// The town's map as the scenario model wants it (DESIGN.md "Simulation"): lanes with topology, curbs,
+// The town's map as the scenario model wants it (docs/architecture.md): lanes with topology, curbs,
 // drivable polygons, sidewalks, crosswalks and stop lines, all in the world frame.
 import { pointAtArcLength } from '../../core/geometry/polyline.ts';
 import type { Lane, MapFeature, RoadMap, StopLine } from '../scenario.ts';

@@ -11,7 +11,7 @@ import { DEFAULT_DECODE_CONFIG } from '../../perception/detector/decode.ts';
 import { Detector } from '../../perception/detector/model.ts';
 import { detectLog } from '../../perception/selftrain.ts';
 
-/** The model shipped with the repository (trained by `drivekit selftrain`, see README). */
+/** The model shipped with the repository (trained by `drivekit selftrain`, see docs/detector.md). */
 export const SHIPPED_MODEL = fileURLToPath(new URL('../../models/detector.onnx', import.meta.url));
 
 interface DetectOptions {

@@ -1,4 +1,4 @@
-// `drivekit stage <name> …`: runs one stream stage as this process (DESIGN.md "Streams"). The stage
+// `drivekit stage <name> …`: runs one stream stage as this process (docs/architecture.md). The stage
 // table (tools/stages/index.ts) is lazy: only the named stage's module loads, then parses the rest.
 import { Command } from 'commander';
 import { ENDPOINT_HELP } from '../../core/stream/endpoint.ts';

@@ -20,7 +20,7 @@ import { SHIPPED_MODEL } from '../commands/detect.ts';
 import { selfTrainMarkdownTable, type TableRow } from '../report/selftrainTable.ts';
 import type { DemoStep } from './context.ts';
 
-/** The short run on one log: 3 rounds, fewer steps than the README's (3000 + 1500 + 1500 on 5 logs). */
+/** The short run on one log: 3 rounds, fewer steps than docs/detector.md's (3000 + 1500 + 1500 on 5 logs). */
 export const DEMO_SELFTRAIN = {
   rounds: 3,
   steps: 1200,

@@ -1,5 +1,5 @@
 // Markdown tables of evaluation reports side by side (one row per method or data set): AP by range at
-// BEV IoU 0.3, AP overall at BEV 0.5 and 3D 0.3, best-F1 and DTC — for the demo report and the README.
+// BEV IoU 0.3, AP overall at BEV 0.5 and 3D 0.3, best-F1 and DTC — for the demo report and docs/discovery.md.
 import type { EvalReport } from '../../perception/eval/evaluate.ts';
 
 const pct = (v: number | null | undefined) => (v === null || v === undefined ? '–' : (100 * v).toFixed(1));

@@ -1,4 +1,4 @@
-// The README's discovery results: runs discovery on labelled logs (writing detections.arrow and
+// The discovery results of docs/discovery.md: runs discovery on labelled logs (writing detections.arrow and
 // tracks.arrow into them) and prints AP/DTC tables of raw clusters vs tracked + refined boxes, pooled.
 // Usage: npx tsx tools/report/discoveryResults.ts [--min-track N] [--fov DEG] [--png FILE] <log>...
 import fs from 'node:fs';

@@ -1,4 +1,4 @@
-// The README's self-trained detector results: on labelled logs never trained on, AP by range (0–40 m where
+// The detector results of docs/detector.md: on labelled logs never trained on, AP by range (0–40 m where
 // the seed labels live, 40–80 m beyond them; then the evaluation's 0–30/30–50/50–80 m) and DTC for clustering
 // (40 m, and 80 m for a fair long-range baseline), refined tracks, and each given detector model (raw, and
 // tracked + refined), pooled over logs.

@@ -1,4 +1,4 @@
-// The self-training table, as Markdown (demo report, README) and as aligned text (the selftrain command):
+// The self-training table, as Markdown (demo report, docs) and as aligned text (the selftrain command):
 // AP at BEV IoU 0.3 and 0.5 per range bucket (seed range and beyond) and DTC, per method and round.
 import type { EvalReport } from '../../perception/eval/evaluate.ts';
 import type { SelfTrainRow } from '../../perception/selftrain.ts';
