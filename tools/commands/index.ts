@@ -55,6 +55,21 @@ export const COMMANDS: CommandSpec[] = [
     load: () => import('./detect.ts'),
   },
   {
+    name: 'train-tokenizer',
+    summary: 'train the world model\'s LiDAR tokenizer (VQ-VAE with differentiable ray-depth rendering)',
+    load: () => import('./trainTokenizer.ts'),
+  },
+  {
+    name: 'tokenize',
+    summary: "encode a log's sweeps into BEV token grids (tokens.arrow) with the LiDAR tokenizer",
+    load: () => import('./tokenize.ts'),
+  },
+  {
+    name: 'eval-tokenizer',
+    summary: "score the tokenizer's reconstruction of a log: depth L1, Chamfer, codebook usage",
+    load: () => import('./evalTokenizer.ts'),
+  },
+  {
     name: 'sim',
     summary: 'closed-loop rollouts of replay / CV / IDM agents with collision, off-road, realism metrics',
     load: () => import('./sim.ts'),

@@ -40,6 +40,11 @@ export const STAGES: StageSpec[] = [
     load: () => import('./detect.ts'),
   },
   {
+    name: 'tokenize',
+    summary: 'SensorFrames in, BEV token grids of the LiDAR tokenizer (ONNX) out',
+    load: () => import('./tokenize.ts'),
+  },
+  {
     name: 'keygen',
     summary: 'write a CURVE key pair for encrypted endpoints',
     load: () => import('./keygen.ts'),
