@@ -1,5 +1,6 @@
 // The ground plane near the vehicle, z = a·x + b·y + c, fitted to the lowest point of each ground cell:
 // RANSAC over planes no steeper than the ground allows, then least squares on the inliers.
+import { lcg32 } from '../core/rng.ts';
 import { lowerQuantileOfSorted } from '../core/stats.ts';
 import type { GroundConfig } from './ground.ts';
 
@@ -14,15 +15,6 @@ export type PlaneFitConfig = Pick<
   | 'planeMinPrototypes'
   | 'planeFallbackQuantile'
 >;
-
-/** Deterministic pseudo-random integers (a 32-bit LCG): RANSAC must give the same plane every run. */
-function lcg(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    return state;
-  };
-}
 
 /**
  * The ground plane near the vehicle from the cell prototypes (lowest point per cell: height `proto`,
@@ -45,7 +37,8 @@ export function fitNearPlane(
   const low = lowerQuantileOfSorted(zs, cfg.planeFallbackQuantile);
   if (idx.length < cfg.planeMinPrototypes) return [0, 0, low];
   const inlierTol = cfg.planeInlierTolM;
-  const rand = lcg(idx.length);
+  // Seeded by the prototype count, so RANSAC gives the same plane every run.
+  const rand = lcg32(idx.length);
   // Inliers are counted on evenly spaced prototypes (the refit uses all of them).
   const stride = Math.max(1, Math.floor(idx.length / cfg.planeInlierSample));
   const count = (a: number, b: number, c: number) => {

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import { InputError } from '../errors.ts';
 import type { Optimizer } from './optimizers.ts';
 import type { ParamStore } from './params.ts';
-import type { Rng, RngState } from './rng.ts';
+import type { Rng, RngState } from '../rng.ts';
 import { readSafetensors, writeSafetensors, type NamedTensor } from './safetensors.ts';
 
 export const CHECKPOINT_FORMAT = 'drivekit-checkpoint/1';

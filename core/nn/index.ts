@@ -7,7 +7,7 @@ export { grad, type GradContext, type GradRule } from './autodiff.ts';
 export { GRAD_RULES } from './gradients.ts';
 export { ParamStore, type Parameter, type ParamKind } from './params.ts';
 export type { Init } from './init.ts';
-export { Rng, type RngState } from './rng.ts';
+export { Rng, type RngState } from '../rng.ts';
 export * from './layers.ts';
 export * from './attention.ts';
 export * from './losses.ts';

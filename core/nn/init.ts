@@ -1,6 +1,6 @@
 // Weight initialisers: Kaiming/He (He et al. 2015) and Xavier/Glorot (Glorot & Bengio 2010), normal,
 // uniform and constants, drawn from the seeded Rng so a model's start is reproducible.
-import type { Rng } from './rng.ts';
+import type { Rng } from '../rng.ts';
 
 /** How to fill a new parameter. Fans are the receptive-field-weighted input/output widths. */
 export type Init =

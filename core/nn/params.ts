@@ -1,7 +1,7 @@
 // Trainable parameters and the store that owns them: named Float32Arrays (Float64Arrays for
 // gradient checks) that persist across graphs and steps and are updated in place by the optimizer.
 import { fillInit, type Init } from './init.ts';
-import { Rng } from './rng.ts';
+import { Rng } from '../rng.ts';
 import type { FloatType } from './dtype.ts';
 
 /** What a parameter is; AdamW skips weight decay for everything but 'weight' by default. */

@@ -4,7 +4,7 @@ import { createProgress } from '../progress.ts';
 import { checkpointExists, loadCheckpoint, saveCheckpoint } from './checkpoint.ts';
 import type { Feeds } from './graphSession.ts';
 import type { ParamStore } from './params.ts';
-import { Rng } from './rng.ts';
+import { Rng } from '../rng.ts';
 import type { StepResult, Trainer } from './trainer.ts';
 
 export interface TrainLoopOptions {

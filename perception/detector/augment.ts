@@ -3,7 +3,7 @@
 // PointPillars/CenterPoint, applied to points, boxes, ground level and ego position together.
 import type { Box3 } from '../../core/geometry/box.ts';
 import { wrapAngle } from '../../core/geometry/pose.ts';
-import type { Rng } from '../../core/nn/rng.ts';
+import type { Rng } from '../../core/rng.ts';
 
 /** A mutable training sample: points (struct-of-arrays), boxes, and the frame facts the targets need. */
 export interface AugPoints {

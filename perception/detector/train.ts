@@ -8,7 +8,7 @@ import { Graph } from '../../core/nn/graph.ts';
 import type { Feeds } from '../../core/nn/graphSession.ts';
 import { adamW } from '../../core/nn/optimizers.ts';
 import { ParamStore } from '../../core/nn/params.ts';
-import { Rng } from '../../core/nn/rng.ts';
+import { Rng } from '../../core/rng.ts';
 import { warmupCosine } from '../../core/nn/schedules.ts';
 import { Trainer } from '../../core/nn/trainer.ts';
 import { trainLoop } from '../../core/nn/trainLoop.ts';

@@ -1,11 +1,6 @@
 // Counter-based random numbers for LiDAR noise: a hash of (seed, frame, ray, stream), so every ray's dropout and
 // range noise is the same however the sweep is split across workers, and frames are byte-identical per seed.
-
-function fmix32(h: number): number {
-  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
-  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-  return (h ^ (h >>> 16)) >>> 0;
-}
+import { fmix32 } from '../../core/rng.ts';
 
 /** Uniform in [0, 1) for one ray and stream. */
 export function rayUniform(seed: number, frame: number, ray: number, stream: number): number {

@@ -11,7 +11,7 @@ import { occludedPedestrian } from './kinds/occludedPedestrian.ts';
 import { redLightRunner } from './kinds/redLightRunner.ts';
 import { unprotectedLeft } from './kinds/unprotectedLeft.ts';
 import { applyPlan, DEFAULT_ORACLE, type OracleConfig, solve, tryPlan } from './oracle.ts';
-import { createRng } from '../rng.ts';
+import { Rng } from '../../core/rng.ts';
 
 export const LONGTAIL_KINDS: Record<string, LongtailKind> = Object.fromEntries(
   [cutIn, hardBrake, jaywalker, redLightRunner, merge, unprotectedLeft, occludedPedestrian].map((k) => [
@@ -46,7 +46,7 @@ export function generateLongtail(
   if (!k)
     throw new Error(`unknown long-tail kind '${kind}' (known: ${Object.keys(LONGTAIL_KINDS).join(', ')})`);
   const oracle = opts.oracle ?? DEFAULT_ORACLE;
-  const rng = createRng(seed);
+  const rng = new Rng(seed, 'mulberry32');
   const out: LongtailScenario[] = [];
   for (let i = 0; i < count; i++) {
     let rejected = 0;

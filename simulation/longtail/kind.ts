@@ -1,7 +1,7 @@
 // What a long-tail scenario kind provides: a parameterised builder whose ego drives its route at a
 // constant speed in the log (the "do nothing" plan the oracle then replaces) among scripted agents.
 import type { Scenario } from '../scenario.ts';
-import type { Rng } from '../rng.ts';
+import type { Rng } from '../../core/rng.ts';
 import { type AgentSpec, type Path, pathPose, speedProfile } from './scenarioBuilder.ts';
 
 export interface LongtailDraft {

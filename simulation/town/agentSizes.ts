@@ -1,7 +1,7 @@
 // Size distributions of the town's road users, per label class. Means and spreads follow the KITTI object
 // labels (car 3.9×1.6×1.5 m, van 5.1×1.9×2.2, truck 10.1×2.6×3.3, cyclist 1.8×0.6×1.7, pedestrian 0.8×0.7×1.8).
 import type { AgentType } from '../scenario.ts';
-import type { Rng } from '../rng.ts';
+import type { Rng } from '../../core/rng.ts';
 
 /** Label classes written to the log (ground truth for perception). */
 export type AgentClass = 'car' | 'van' | 'truck' | 'cyclist' | 'pedestrian';

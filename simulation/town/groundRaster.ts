@@ -4,7 +4,7 @@ import type { GroundMap } from '../lidar/lidarWorld.ts';
 import { MAT } from '../lidar/materials.ts';
 import { cumulativeArcLength, pointAtArcLength } from '../../core/geometry/polyline.ts';
 import { offsetPolyline, slicePolyline } from './roadNetwork.ts';
-import { createRng } from '../rng.ts';
+import { Rng } from '../../core/rng.ts';
 import type { Town } from './town.ts';
 
 const CELL_M = 0.2;
@@ -84,7 +84,7 @@ export function townGroundRaster(town: Town): GroundMap {
     outside: MAT.grass,
   };
   // Grass with patches of bare soil: thresholded value noise on a 6 m lattice.
-  const rng = createRng(town.config.seed).fork('ground');
+  const rng = new Rng(town.config.seed, 'mulberry32').fork('ground');
   const lat = 6;
   const lc = Math.ceil((cols * CELL_M) / lat) + 2;
   const lr = Math.ceil((rows * CELL_M) / lat) + 2;

@@ -1,7 +1,7 @@
 // The road graph of the procedural town: junctions on a jittered grid, roads between them as smooth
 // curves that leave every junction along one of four axis-aligned arms (so junction geometry stays simple).
 import { cumulativeArcLength, pointAtArcLength } from '../../core/geometry/polyline.ts';
-import type { Rng } from '../rng.ts';
+import type { Rng } from '../../core/rng.ts';
 import type { TownConfig } from './townConfig.ts';
 
 /** Arm directions at a junction, counter-clockwise: east, north, west, south. */

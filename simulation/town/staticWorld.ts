@@ -5,7 +5,7 @@ import { type AgentClass, type AgentSize, sampleAgentSize } from './agentSizes.t
 import { crosswalkCentreM } from './pedestrianGraph.ts';
 import { type RoadNetwork, type TownRoad, roadFrameAt } from './roadNetwork.ts';
 import { type Rect2, rectsOverlap } from './obb.ts';
-import type { Rng } from '../rng.ts';
+import type { Rng } from '../../core/rng.ts';
 import type { TownConfig } from './townConfig.ts';
 
 export type StaticKind = 'building' | 'wall' | 'hedge' | 'tree' | 'streetLight' | 'signPole' | 'bush';

@@ -5,7 +5,7 @@ import { type JunctionCorner, junctionCorners } from './junctions.ts';
 import { type TownLane, buildLaneGraph } from './laneGraph.ts';
 import { buildRoadMap } from './mapFeatures.ts';
 import { type PedestrianGraph, buildPedestrianGraph } from './pedestrianGraph.ts';
-import { createRng } from '../rng.ts';
+import { Rng } from '../../core/rng.ts';
 import { type RoadNetwork, generateRoadNetwork } from './roadNetwork.ts';
 import { type StaticWorld, placeStaticWorld } from './staticWorld.ts';
 import { type TownConfig, townConfig } from './townConfig.ts';
@@ -28,7 +28,7 @@ export function generateTown(over: Partial<TownConfig>, numSteps: number): Town 
   const config = townConfig(over);
   if (!Number.isInteger(numSteps) || numSteps < 1)
     throw new Error(`town: numSteps must be ≥ 1, got ${numSteps}`);
-  const rng = createRng(config.seed);
+  const rng = new Rng(config.seed, 'mulberry32');
   const network = generateRoadNetwork(config, rng.fork('network'));
   const lanes = buildLaneGraph(network, config);
   const corners = network.nodes.flatMap((n) => junctionCorners(network, n, config));

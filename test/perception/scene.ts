@@ -1,6 +1,7 @@
 // Small generated sweeps for the perception tests: a spinning multi-beam sensor ray-cast against a
 // terrain height function and solid oriented boxes (exact, no occlusion shortcuts), with seeded noise.
 import type { Box3 } from '../../core/geometry/box.ts';
+import { Rng } from '../../core/rng.ts';
 
 export interface SceneSpec {
   sensorZ: number;
@@ -25,15 +26,10 @@ export interface Sweep {
   z: Float32Array;
 }
 
+/** Uniform draws of core/rng.ts's mulberry32, its counter started at `seed` itself (unmixed), as the test scenes were made. */
 export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rng = Rng.fromState({ algorithm: 'mulberry32', s: [seed, 0], spare: null });
+  return () => rng.next();
 }
 
 /** Ray/box slab test in the box's frame; returns the entry distance or Infinity. */

@@ -2,13 +2,14 @@
 // exact polygon clipping (core/geometry), box gaps by hand, and the grid marking equal to all-pairs.
 import { describe, expect, it } from 'vitest';
 import { bevIntersectionArea } from '../../core/geometry/iou.ts';
+import { lcg32 } from '../../core/rng.ts';
 import { boxDistance } from '../../simulation/metrics/boxDistance.ts';
 import { boxesOverlap, markCollisions } from '../../simulation/metrics/collision.ts';
 import { SpatialGrid } from '../../simulation/spatialGrid.ts';
 
 function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
+  const next = lcg32(seed);
+  return () => next() / 2 ** 32;
 }
 
 describe('collision', () => {

@@ -11,7 +11,7 @@ import { buildPackedBvh, castRay, createCaster } from '../../simulation/lidar/pa
 import { createSweepRenderer, renderSweep } from '../../simulation/lidar/sweep.ts';
 import type { SweepScene } from '../../simulation/lidar/sweepScene.ts';
 import { buildAgentTemplates } from '../../simulation/lidar/agentMeshes.ts';
-import { createRng } from '../../simulation/rng.ts';
+import { Rng } from '../../core/rng.ts';
 
 /** Brute-force nearest hit over all triangles (independent of the BVH). */
 function bruteForce(t: TaggedGeometry, o: number[], d: number[], tMax: number): number {
@@ -70,7 +70,7 @@ const exact = (model: 'hdl64' | 'vlp32' | 'os128', over: Partial<LidarConfig> = 
 
 describe('BVH ray casting', () => {
   it('finds the same nearest hit as brute force on a random triangle soup', () => {
-    const rng = createRng(5);
+    const rng = new Rng(5, 'mulberry32');
     const n = 1500;
     const positions = new Float32Array(9 * n);
     for (let k = 0; k < n; k++) {

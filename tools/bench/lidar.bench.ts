@@ -17,7 +17,7 @@ import { allocateSweepPoints, createSweepRenderer, renderColumns } from '../../s
 import { createSweepPool } from '../../simulation/lidar/sweepPool.ts';
 import { type SweepScene, sweepSceneFromTracks } from '../../simulation/lidar/sweepScene.ts';
 import { townGroundRaster } from '../../simulation/town/groundRaster.ts';
-import { createRng } from '../../simulation/rng.ts';
+import { Rng } from '../../core/rng.ts';
 import { type Town, generateTown } from '../../simulation/town/town.ts';
 import { townStaticGeometry } from '../../simulation/town/townMeshes.ts';
 import { type Benchmark } from './benchmark.ts';
@@ -99,7 +99,7 @@ function timeSweeps(world: LidarWorld, scene: SweepScene, reps: number, warmup: 
 
 /** The frame's agents plus `extra` random road users scattered within 100 m of the sensor. */
 function crowdScene(base: SweepScene, extra: number, seed: number): SweepScene {
-  const rng = createRng(seed);
+  const rng = new Rng(seed, 'mulberry32');
   const n0 = base.agentTemplate.length;
   const n = n0 + extra;
   const keys = new Float64Array(12 * n);
@@ -153,7 +153,7 @@ function clutteredGeometry(
   clearX: number,
   clearY: number,
 ): TaggedGeometry {
-  const rng = createRng(seed);
+  const rng = new Rng(seed, 'mulberry32');
   const nodes = s.town.network.nodes;
   const x0 = Math.min(...nodes.map((n) => n.x)) - 40;
   const x1 = Math.max(...nodes.map((n) => n.x)) + 40;

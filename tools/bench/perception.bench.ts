@@ -10,6 +10,7 @@ import { fitBoxes } from '../../perception/boxfit.ts';
 import { clusterPoints } from '../../perception/cluster.ts';
 import { DEFAULT_DISCOVER_CONFIG, discoverSweep } from '../../perception/discover.ts';
 import type { XYZ } from '../../core/arrow/records.ts';
+import { lcg32 } from '../../core/rng.ts';
 import { segmentGround } from '../../perception/ground.ts';
 import { refineTracks } from '../../perception/refine.ts';
 import { trackBoxes } from '../../perception/track.ts';
@@ -39,8 +40,8 @@ function subsample(p: XYZ, n: number): XYZ {
 
 /** 100 objects moving at constant velocity seen from a driving ego: noisy boxes in the vehicle frame. */
 function trackingScene(frames: number, objects: number): { boxes: Boxes; poses: Float64Array } {
-  let seed = 12345;
-  const rnd = () => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 4294967296;
+  const next = lcg32(12345);
+  const rnd = () => next() / 4294967296;
   const objs = Array.from({ length: objects }, () => ({
     x: rnd() * 200 - 50,
     y: rnd() * 80 - 40,

@@ -2,7 +2,7 @@
 // object thins like a far one); the global flip/rotate/scale/translate keeps every point in its box.
 import { describe, expect, it } from 'vitest';
 import { countPointsInBox, type Box3 } from '../../../core/geometry/box.ts';
-import { Rng } from '../../../core/nn/rng.ts';
+import { Rng } from '../../../core/rng.ts';
 import {
   type AugPoints,
   applyGlobalTransform,

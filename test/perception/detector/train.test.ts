@@ -10,7 +10,7 @@ import { bevIou } from '../../../core/geometry/iou.ts';
 import { Graph } from '../../../core/nn/graph.ts';
 import { GraphSession } from '../../../core/nn/graphSession.ts';
 import { createSession, ort } from '../../../core/nn/runtime.ts';
-import { Rng } from '../../../core/nn/rng.ts';
+import { Rng } from '../../../core/rng.ts';
 import { resolveDetectorConfig } from '../../../perception/detector/config.ts';
 import { Detector, readDetectorSpec } from '../../../perception/detector/model.ts';
 import { type TrainingFrame, trainDetector, trainingFrame } from '../../../perception/detector/train.ts';
