@@ -21,8 +21,12 @@ export function median(xs: readonly number[]): number {
  * that occurs in the data (a point count, a box size), which the interpolated median is not.
  */
 export function upperMedian(xs: readonly number[]): number {
-  const s = sortedCopy(xs);
-  return s.length ? s[s.length >> 1] : NaN;
+  return xs.length ? upperMedianOfSorted(sortedCopy(xs)) : NaN;
+}
+
+/** upperMedian of values already sorted (undefined when empty, as the index reads). */
+export function upperMedianOfSorted(sorted: ArrayLike<number>): number {
+  return sorted[sorted.length >> 1];
 }
 
 /** Linear-interpolated quantile, q clamped to [0, 1]; NaN when empty. */

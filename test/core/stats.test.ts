@@ -8,6 +8,7 @@ import {
   nearestRankOfSorted,
   quantile,
   upperMedian,
+  upperMedianOfSorted,
 } from '../../core/stats.ts';
 
 describe('order statistics', () => {
@@ -17,6 +18,7 @@ describe('order statistics', () => {
     expect(medianOfSorted([1, 2, 3, 4])).toBe(2.5);
     expect(upperMedian([4, 1, 3, 2])).toBe(3);
     expect(upperMedian([5])).toBe(5);
+    expect(upperMedianOfSorted([1, 2, 3, 4])).toBe(3);
     expect(median([])).toBeNaN();
     expect(upperMedian([])).toBeNaN();
   });

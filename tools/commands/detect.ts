@@ -10,6 +10,7 @@ import { LogReader, writeBoxesFile } from '../../datasets/logstore.ts';
 import { DEFAULT_DECODE_CONFIG } from '../../perception/detector/decode.ts';
 import { Detector } from '../../perception/detector/model.ts';
 import { detectLog } from '../../perception/selftrain.ts';
+import { upperMedianOfSorted } from '../../core/stats.ts';
 
 /** The model shipped with the repository (trained by `drivekit selftrain`, see docs/detector.md). */
 export const SHIPPED_MODEL = fileURLToPath(new URL('../../models/detector.onnx', import.meta.url));
@@ -99,7 +100,7 @@ export function register(program: Command): void {
           boxes: boxes.cx.length,
           boxesPerFrame: log.frameCount ? boxes.cx.length / log.frameCount : 0,
           grid: `±${detector.rangeM} m at ${detector.spec.cellM} m (${detector.grid.cols}×${detector.grid.rows})`,
-          msPerSweepMedian: ms.length ? ms[Math.floor(ms.length / 2)] : null,
+          msPerSweepMedian: ms.length ? upperMedianOfSorted(ms) : null,
           seconds: (Date.now() - t0) / 1000,
           out,
         };

@@ -6,6 +6,7 @@ import { createProgress } from '../../core/progress.ts';
 import { coreCount } from '../../core/workers.ts';
 import { LIDAR_MODELS, type LidarModel } from '../../simulation/lidar/beams.ts';
 import { writeSyntheticLog } from '../../simulation/town/synthLog.ts';
+import { upperMedianOfSorted } from '../../core/stats.ts';
 
 interface SynthCliOptions {
   frames: string;
@@ -82,7 +83,7 @@ export function register(program: Command): void {
         frames: result.meta.frameCount,
         sensor: result.sensor.name,
         seed,
-        pointsPerFrameMedian: counts[Math.floor(counts.length / 2)],
+        pointsPerFrameMedian: upperMedianOfSorted(counts),
         labels: result.labels.cx.length,
         tracks: new Set(result.labels.trackId).size,
         classes,

@@ -5,6 +5,7 @@ import { realData } from '../../core/paths.ts';
 import { open as openKitti } from '../../datasets/kitti.ts';
 import { LogReader } from '../../datasets/logstore.ts';
 import { open as openPcd } from '../../datasets/pcd.ts';
+import { upperMedianOfSorted } from '../../core/stats.ts';
 
 /** Settings of the comparison; the ground rule is the same for both sources. */
 export const REALISM = {
@@ -116,7 +117,7 @@ async function cloudStats(
       max: Math.max(...counts),
     },
     groundShare: ground / total,
-    medianRangeM: rangeSample[Math.floor(rangeSample.length / 2)],
+    medianRangeM: upperMedianOfSorted(rangeSample),
     beyond50mShare: beyond / total,
     meanIntensity: intensity / total,
     rangeHist: Array.from(hist, (h) => h / total),
