@@ -14,7 +14,8 @@ import type { AgentTracks } from '../../simulation/scenario.ts';
 const STEPS = 200;
 
 function hashTracks(h: ReturnType<typeof createHash>, t: AgentTracks): void {
-  for (const a of [t.ids, t.types, t.length, t.width, t.height, t.x, t.y, t.z, t.yaw, t.vx, t.vy, t.valid])
+  h.update(JSON.stringify(t.types));
+  for (const a of [t.ids, t.length, t.width, t.height, t.x, t.y, t.z, t.yaw, t.vx, t.vy, t.valid])
     h.update(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
 }
 
@@ -39,13 +40,13 @@ describe('town traffic and IDM rollouts are pinned', () => {
   it.each([
     [
       3,
-      'de78add1e5839412f5566cfbcff04d27778db131451aa2dd8828fde5b15b5bd7',
-      'cb8624558186ce07bf19c47a0253f6705bb041634559da3b5375207589a691e3',
+      '5a2b518c03c8d1d75d98613876e681d0efab73993f153576fc773645dcff5e43',
+      'b41e8469926a1c737b5414f73e2dc53d62bc365cad733c0ee83c5d604d398e77',
     ],
     [
       7,
-      '85300d8b8bf7805bef379ece33f20b9aaf09065748fed4590265f4fc058b17b1',
-      '98354da3e750504f0e3007ac66aeb5619dc800288ef07c473faae6e0545e5626',
+      'eeb0bb821eac303ff72e465b21d160d4074f3806c326f718a337b39c36513663',
+      '0dfec5d9ce32463674aef649f0cef77a22b9236950f18ee3dd8c9eb3531c1b33',
     ],
   ])('seed %i gives the recorded traffic and IDM rollout', (seed, traffic, idm) => {
     expect(trafficHash(seed)).toEqual({ traffic, idm });
