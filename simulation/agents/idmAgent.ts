@@ -1,6 +1,7 @@
 // IDM + lane-following traffic agent (the Waymax/nuPlan-style rule-based baseline): follows its lane
 // centreline by pure pursuit, keeps distance with the Intelligent Driver Model to whatever is in its
 // path (agents, red lights, crossing traffic it should yield to) and changes lanes when it gains.
+import { wrapAngle } from '../../core/geometry/pose.ts';
 import { ACTION_STRIDE, DYNAMICS, type SimEnv, TYPE_CODE } from '../env.ts';
 import {
   type LaneHit,
@@ -12,7 +13,9 @@ import {
 } from '../map/mapIndex.ts';
 import { LIGHT } from '../scenario.ts';
 import { SpatialGrid } from '../spatialGrid.ts';
+import { halfExtentAcross, halfExtentAlong } from './boxExtent.ts';
 import { DEFAULT_IDM, idmAcceleration, type IdmConfig } from './idm.ts';
+import { brakingDistance, idmStopAcceleration } from './idmStop.ts';
 import type { Policy } from './policy.ts';
 
 export interface IdmAgentConfig {
@@ -76,8 +79,6 @@ export const DEFAULT_IDM_AGENT: IdmAgentConfig = {
   gridCellM: 20,
 };
 
-const wrap = (a: number) => a - 2 * Math.PI * Math.floor((a + Math.PI) / (2 * Math.PI));
-
 /** Does the segment a→b cross the oriented box? (Slab test in the box frame.) */
 function segmentHitsBox(
   ax: number,
@@ -116,6 +117,35 @@ function segmentHitsBox(
   return true;
 }
 
+/** State passed between the steps of IdmPolicy.control for one agent. */
+interface ControlScratch {
+  /** My pose and speed (≥ 0) at the start of the step. */
+  x: number;
+  y: number;
+  yaw: number;
+  v: number;
+  /** Arc length on my lane (0 without one), pure-pursuit curvature, curve-limited desired speed. */
+  s: number;
+  curvature: number;
+  v0: number;
+  /** Speed of the planned path (at least walking pace) and the range searched for others, metres. */
+  vPlan: number;
+  range: number;
+  /** Width of my lane (3.5 m without one): where the neighbour lanes are. */
+  laneW: number;
+  /** Acceleration so far, the free-road one, and the one behind my leader. */
+  accel: number;
+  free: number;
+  accelLeader: number;
+  /** Nearest agent ahead in each neighbour lane and whether a follower there would brake hard. */
+  leftGap: number;
+  leftClosing: number;
+  rightGap: number;
+  rightClosing: number;
+  leftSafe: boolean;
+  rightSafe: boolean;
+}
+
 export class IdmPolicy implements Policy {
   readonly name = 'idm';
   readonly cfg: IdmAgentConfig;
@@ -137,6 +167,28 @@ export class IdmPolicy implements Policy {
   private planCount = 0;
   /** Scratch copy of the IDM parameters (the desired speed changes per agent). */
   private readonly idm: IdmConfig;
+  /** What the steps of control() hand on to each other, for the agent being controlled. */
+  private readonly st: ControlScratch = {
+    x: 0,
+    y: 0,
+    yaw: 0,
+    v: 0,
+    s: 0,
+    curvature: 0,
+    v0: 0,
+    vPlan: 0,
+    range: 0,
+    laneW: 0,
+    accel: 0,
+    free: 0,
+    accelLeader: 0,
+    leftGap: Infinity,
+    leftClosing: 0,
+    rightGap: Infinity,
+    rightClosing: 0,
+    leftSafe: true,
+    rightSafe: true,
+  };
 
   constructor(cfg: Partial<IdmAgentConfig> = {}) {
     this.cfg = { ...DEFAULT_IDM_AGENT, ...cfg };
@@ -217,7 +269,7 @@ export class IdmPolicy implements Policy {
       const n = xy.length >> 1;
       const cost = Number.isFinite(gx)
         ? Math.hypot(xy[2 * n - 2] - gx, xy[2 * n - 1] - gy)
-        : Math.abs(wrap(this.headingAtEnd(m, c) - endHeading));
+        : Math.abs(wrapAngle(this.headingAtEnd(m, c) - endHeading));
       if (cost < bestCost) {
         bestCost = cost;
         best = c;
@@ -270,93 +322,127 @@ export class IdmPolicy implements Policy {
     }
   }
 
-  /** Acceleration and curvature of agent g, written to env.actions at offset o. */
+  /** Acceleration and curvature of agent g, written to env.actions at offset o: the numbered steps in turn. */
   private control(env: SimEnv, g: number, o: number): void {
+    const st = this.st;
+    st.x = env.x[g];
+    st.y = env.y[g];
+    st.yaw = env.yaw[g];
+    st.v = Math.max(0, env.speed[g]);
+    const li = this.locate(env, g);
+    this.steer(env, g, li);
+    this.planAhead(env, g, li);
     const cfg = this.cfg;
-    const si = env.scenarioOf[g];
-    const m = env.maps[si];
-    const x = env.x[g];
-    const y = env.y[g];
-    const yaw = env.yaw[g];
-    const v = Math.max(0, env.speed[g]);
+    const idm = this.idm;
+    idm.desiredSpeedMps = Math.max(st.v0, 0.01);
+    st.accel =
+      st.v0 <= 0 ? -cfg.idm.comfortDecelMps2 * Math.min(1, st.v) : idmAcceleration(idm, st.v, Infinity);
+    st.free = st.accel;
+    st.accelLeader = st.free;
+    this.scanAround(env, g, li);
+    st.accel = Math.min(st.accel, st.accelLeader);
+    this.stopForLights(env, g, li);
+    this.changeLaneWhenHeldBack(env, g, li);
+    env.actions[o] = st.accel;
+    env.actions[o + 1] = st.curvature;
+  }
+
+  /** 1. Where am I on my lane? Advance to the next lane past the end; re-acquire when lost. Returns the lane (−1: none). */
+  private locate(env: SimEnv, g: number): number {
+    const cfg = this.cfg;
+    const st = this.st;
+    const m = env.maps[env.scenarioOf[g]];
     const hit = this.hit;
-    // 1. Where am I on my lane? Advance to the next lane past the end; re-acquire when lost.
     let li = this.lane[g];
-    let s = 0;
     if (li >= 0) {
-      let d2 = projectNear(m, li, this.seg[g], x, y, hit);
+      let d2 = projectNear(m, li, this.seg[g], st.x, st.y, hit);
       for (let hop = 0; hop < 2 && hit.s >= m.laneLength[li] - 0.05 && this.next[g] >= 0; hop++) {
         li = this.next[g];
         this.lane[g] = li;
         this.next[g] = this.chooseNext(env, g, li);
-        d2 = projectNear(m, li, 0, x, y, hit);
+        d2 = projectNear(m, li, 0, st.x, st.y, hit);
       }
       if (d2 > cfg.laneLostM * cfg.laneLostM) li = -1;
     }
-    if (li < 0 && this.desired[g] > 0 && nearestLane(m, x, y, yaw, hit, cfg.laneLostM)) {
+    if (li < 0 && this.desired[g] > 0 && nearestLane(m, st.x, st.y, st.yaw, hit, cfg.laneLostM)) {
       li = hit.lane;
       this.next[g] = this.chooseNext(env, g, li);
     }
     this.lane[g] = li;
-    // 2. Steering by pure pursuit on the lane path; desired speed limited on curves.
-    let curvature = 0;
-    let v0 = this.desired[g];
-    if (li >= 0) {
-      this.seg[g] = hit.segment;
-      s = hit.s;
-      const look = Math.min(
-        cfg.lookaheadMaxM,
-        Math.max(cfg.lookaheadMinM, cfg.lookaheadMinM + cfg.lookaheadGainS * v),
-      );
-      this.pathPoint(env, g, m, li, s, look);
-      const alpha = wrap(Math.atan2(this.pt.y - y, this.pt.x - x) - yaw);
-      const dist = Math.hypot(this.pt.x - x, this.pt.y - y);
-      curvature = dist > 0.1 ? (2 * Math.sin(alpha)) / dist : 0;
-      // Path curvature over the next 15 m bounds the speed.
-      const h0 = hit.heading;
-      this.pathPoint(env, g, m, li, s, 15);
-      const kPath = Math.abs(wrap(this.pt.heading - h0)) / 15;
-      if (kPath > 1e-3) v0 = Math.min(v0, Math.sqrt(cfg.maxLateralAccelMps2 / kPath));
-    }
-    // 3a. My planned path for the next seconds at (at least) walking pace: along the lane when I
-    //     have one (so turns are foreseen), else straight ahead.
-    const vPlan = Math.max(v, 2);
+    return li;
+  }
+
+  /** 2. Steering by pure pursuit on the lane path; desired speed limited on curves. */
+  private steer(env: SimEnv, g: number, li: number): void {
+    const cfg = this.cfg;
+    const st = this.st;
+    const hit = this.hit;
+    st.s = 0;
+    st.curvature = 0;
+    st.v0 = this.desired[g];
+    if (li < 0) return;
+    const m = env.maps[env.scenarioOf[g]];
+    this.seg[g] = hit.segment;
+    st.s = hit.s;
+    const look = Math.min(
+      cfg.lookaheadMaxM,
+      Math.max(cfg.lookaheadMinM, cfg.lookaheadMinM + cfg.lookaheadGainS * st.v),
+    );
+    this.pathPoint(env, g, m, li, st.s, look);
+    const alpha = wrapAngle(Math.atan2(this.pt.y - st.y, this.pt.x - st.x) - st.yaw);
+    const dist = Math.hypot(this.pt.x - st.x, this.pt.y - st.y);
+    st.curvature = dist > 0.1 ? (2 * Math.sin(alpha)) / dist : 0;
+    // Path curvature over the next 15 m bounds the speed.
+    const h0 = hit.heading;
+    this.pathPoint(env, g, m, li, st.s, 15);
+    const kPath = Math.abs(wrapAngle(this.pt.heading - h0)) / 15;
+    if (kPath > 1e-3) st.v0 = Math.min(st.v0, Math.sqrt(cfg.maxLateralAccelMps2 / kPath));
+  }
+
+  /**
+   * 3a. My planned path for the next seconds at (at least) walking pace: along the lane when I have one (so
+   * turns are foreseen), else straight ahead.
+   */
+  private planAhead(env: SimEnv, g: number, li: number): void {
+    const cfg = this.cfg;
+    const st = this.st;
+    const m = env.maps[env.scenarioOf[g]];
+    st.vPlan = Math.max(st.v, 2);
     this.planCount = Math.round(cfg.yieldHorizonS / cfg.yieldStepS);
     for (let k = 0; k < this.planCount; k++) {
-      const d = vPlan * (k + 1) * cfg.yieldStepS;
+      const d = st.vPlan * (k + 1) * cfg.yieldStepS;
       if (li >= 0) {
-        this.pathPoint(env, g, m, li, s, d);
+        this.pathPoint(env, g, m, li, st.s, d);
         this.planX[k] = this.pt.x;
         this.planY[k] = this.pt.y;
         this.planYaw[k] = this.pt.heading;
       } else {
-        this.planX[k] = x + d * Math.cos(yaw);
-        this.planY[k] = y + d * Math.sin(yaw);
-        this.planYaw[k] = yaw;
+        this.planX[k] = st.x + d * Math.cos(st.yaw);
+        this.planY[k] = st.y + d * Math.sin(st.yaw);
+        this.planYaw[k] = st.yaw;
       }
     }
-    const idm = this.idm;
-    idm.desiredSpeedMps = Math.max(v0, 0.01);
-    let accel = v0 <= 0 ? -cfg.idm.comfortDecelMps2 * Math.min(1, v) : idmAcceleration(idm, v, Infinity);
-    const free = accel;
-    let accelLeader = free;
-    // 3. Obstacles in the path and conflicts to yield to.
-    const c = Math.cos(yaw);
-    const sn = Math.sin(yaw);
-    const Lg = env.length[g];
-    const Wg = env.width[g];
-    const range = Math.min(cfg.maxRangeM, Math.max(cfg.minRangeM, cfg.minRangeM + cfg.rangeGainS * v));
+  }
+
+  /** 3. Obstacles in the path and conflicts to yield to: every visible agent within range, nearest cells first. */
+  private scanAround(env: SimEnv, g: number, li: number): void {
+    const cfg = this.cfg;
+    const st = this.st;
+    const si = env.scenarioOf[g];
+    const m = env.maps[si];
+    st.range = Math.min(cfg.maxRangeM, Math.max(cfg.minRangeM, cfg.minRangeM + cfg.rangeGainS * st.v));
+    st.leftGap = Infinity;
+    st.leftClosing = 0;
+    st.rightGap = Infinity;
+    st.rightClosing = 0;
+    st.leftSafe = true;
+    st.rightSafe = true;
+    st.laneW = li >= 0 ? m.laneWidth[li] : 3.5;
+    const range = st.range;
     const grid = this.grid;
     const reach = Math.ceil(range / grid.cellM);
-    const cx = grid.cellOf(x);
-    const cy = grid.cellOf(y);
-    let leftGap = Infinity;
-    let leftClosing = 0;
-    let rightGap = Infinity;
-    let rightClosing = 0;
-    let leftSafe = true;
-    let rightSafe = true;
-    const laneW = li >= 0 ? m.laneWidth[li] : 3.5;
+    const cx = grid.cellOf(st.x);
+    const cy = grid.cellOf(st.y);
     const { start, items } = grid;
     for (let ox = -reach; ox <= reach; ox++) {
       for (let oy = -reach; oy <= reach; oy++) {
@@ -364,129 +450,174 @@ export class IdmPolicy implements Policy {
         for (let p = start[b]; p < start[b + 1]; p++) {
           const j = items[p];
           if (j === g || env.scenarioOf[j] !== si) continue;
-          const dx = env.x[j] - x;
-          const dy = env.y[j] - y;
+          const dx = env.x[j] - st.x;
+          const dy = env.y[j] - st.y;
           if (dx * dx + dy * dy > range * range) continue;
           if (cfg.occlusion && env.typeCode[j] === TYPE_CODE.pedestrian && this.occluded(env, g, j, si))
             continue;
-          const u = dx * c + dy * sn;
-          const w = -dx * sn + dy * c;
-          const wPath = w - 0.5 * curvature * u * u;
-          const dh = env.yaw[j] - yaw;
-          const cosDh = Math.cos(dh);
-          const sinDh = Math.sin(dh);
-          // j's half extents along and across my heading.
-          const hu = (env.length[j] / 2) * Math.abs(cosDh) + (env.width[j] / 2) * Math.abs(sinDh);
-          const hw = (env.length[j] / 2) * Math.abs(sinDh) + (env.width[j] / 2) * Math.abs(cosDh);
-          const vj = env.vx[j] * c + env.vy[j] * sn;
-          const gap = u - Lg / 2 - hu;
-          const lateralClear = Wg / 2 + hw + cfg.corridorMarginM;
-          if (u > 0 && Math.abs(wPath) < lateralClear) {
-            accelLeader = Math.min(accelLeader, idmAcceleration(idm, v, gap, v - vj));
-            continue;
-          }
-          // Neighbouring lanes, for lane changes: who is ahead there, and would a follower brake hard?
-          if (li >= 0) {
-            const side =
-              Math.abs(wPath - laneW) < lateralClear ? 1 : Math.abs(wPath + laneW) < lateralClear ? -1 : 0;
-            if (side !== 0 && u > 0) {
-              if (side > 0 && gap < leftGap) {
-                leftGap = gap;
-                leftClosing = v - vj;
-              } else if (side < 0 && gap < rightGap) {
-                rightGap = gap;
-                rightClosing = v - vj;
-              }
-            } else if (side !== 0) {
-              const back = -u - Lg / 2 - hu;
-              const fv = Math.max(0, vj);
-              const followerAccel = back <= 0 ? -Infinity : idmAcceleration(idm, fv, back, fv - v);
-              if (followerAccel < -cfg.laneChangeSafeDecelMps2) {
-                if (side > 0) leftSafe = false;
-                else rightSafe = false;
-              }
-            }
-          }
-          // Agents clearly behind me going my way are theirs to handle, not mine.
-          if (u < -(Lg / 2 + hu) && cosDh > 0.7) continue;
-          // Predicted conflicts: j moving at constant velocity meets my planned path.
-          const jvx = env.vx[j];
-          const jvy = env.vy[j];
-          const rj = hw + cfg.corridorMarginM;
-          for (let k = 0; k < this.planCount; k++) {
-            const tau = (k + 1) * cfg.yieldStepS;
-            const hh = this.planYaw[k];
-            const ex = env.x[j] + jvx * tau - this.planX[k];
-            const ey = env.y[j] + jvy * tau - this.planY[k];
-            const along = ex * Math.cos(hh) + ey * Math.sin(hh);
-            const across = Math.abs(-ex * Math.sin(hh) + ey * Math.cos(hh));
-            if (across > Wg / 2 + rj) continue;
-            if (cosDh > 0.7) {
-              // Same direction, entering my lane ahead of me (cut-in, merge): it is my leader from now
-              // on. One still beside me is left alone (braking hard would not help).
-              if (gap <= 0) break;
-              if (along < -(Lg / 2 + hu)) continue;
-              accel = Math.min(accel, idmAcceleration(idm, v, gap, v - vj));
-            } else {
-              // Overlap in my predicted frame: along ±(L/2 + j's extent + 1 m).
-              if (Math.abs(along) > Lg / 2 + hu + 1) continue;
-              // Crossing or oncoming: I go first only if I clear the conflict a second before j gets
-              // there; pedestrians and cyclists always have the way. A stopped car on my path is
-              // simply an obstacle there.
-              const d = vPlan * tau;
-              const distJ = Math.hypot(this.planX[k] - env.x[j], this.planY[k] - env.y[j]);
-              const tJ = distJ / Math.max(Math.hypot(jvx, jvy), 0.1);
-              const clearS = (Lg + 2 * hu) / vPlan;
-              const vulnerable =
-                env.typeCode[j] === TYPE_CODE.pedestrian || env.typeCode[j] === TYPE_CODE.cyclist;
-              if (vulnerable || tau + clearS + 1 > tJ)
-                accel = Math.min(accel, idmAcceleration(idm, v, Math.max(0.01, d - Lg / 2 - hu - 1), v));
-            }
-            break;
-          }
+          this.interact(env, g, j, li, dx, dy);
         }
       }
     }
-    accel = Math.min(accel, accelLeader);
-    // 4. Red (and yellow, when stopping is comfortable) lights on this lane or the next.
+  }
+
+  /** 3, one agent j (dx, dy from me): my leader, a neighbour-lane gap for lane changes, or a conflict to yield to. */
+  private interact(env: SimEnv, g: number, j: number, li: number, dx: number, dy: number): void {
+    const cfg = this.cfg;
+    const st = this.st;
+    const idm = this.idm;
+    const v = st.v;
+    const c = Math.cos(st.yaw);
+    const sn = Math.sin(st.yaw);
+    const Lg = env.length[g];
+    const Wg = env.width[g];
+    const u = dx * c + dy * sn;
+    const w = -dx * sn + dy * c;
+    const wPath = w - 0.5 * st.curvature * u * u;
+    const dh = env.yaw[j] - st.yaw;
+    const cosDh = Math.cos(dh);
+    const sinDh = Math.sin(dh);
+    // j's half extents along and across my heading.
+    const hu = halfExtentAlong(env.length[j], env.width[j], cosDh, sinDh);
+    const hw = halfExtentAcross(env.length[j], env.width[j], cosDh, sinDh);
+    const vj = env.vx[j] * c + env.vy[j] * sn;
+    const gap = u - Lg / 2 - hu;
+    const lateralClear = Wg / 2 + hw + cfg.corridorMarginM;
+    if (u > 0 && Math.abs(wPath) < lateralClear) {
+      st.accelLeader = Math.min(st.accelLeader, idmAcceleration(idm, v, gap, v - vj));
+      return;
+    }
+    // Neighbouring lanes, for lane changes: who is ahead there, and would a follower brake hard?
     if (li >= 0) {
-      const t = env.currentStepOf(si);
-      let ahead = -s;
-      let lane = li;
-      for (let hop = 0; hop < 2 && lane >= 0 && ahead < range; hop++) {
-        const k = m.laneLight[lane];
-        if (k >= 0 && m.laneStopS[lane] + ahead > -0.5) {
-          const state = env.scenarios[si].map.trafficLights[k].states[t];
-          const gap = m.laneStopS[lane] + ahead - Lg / 2;
-          const stopDist = (v * v) / (2 * cfg.idm.comfortDecelMps2);
-          if (state === LIGHT.red || (state === LIGHT.yellow && gap > stopDist)) {
-            if (gap > -Lg / 2) accel = Math.min(accel, idmAcceleration(idm, v, Math.max(gap, 0.01), v));
-            break;
-          }
+      const laneW = st.laneW;
+      const side =
+        Math.abs(wPath - laneW) < lateralClear ? 1 : Math.abs(wPath + laneW) < lateralClear ? -1 : 0;
+      if (side !== 0 && u > 0) {
+        if (side > 0 && gap < st.leftGap) {
+          st.leftGap = gap;
+          st.leftClosing = v - vj;
+        } else if (side < 0 && gap < st.rightGap) {
+          st.rightGap = gap;
+          st.rightClosing = v - vj;
         }
-        ahead += m.laneLength[lane];
-        lane = hop === 0 ? this.next[g] : -1;
+      } else if (side !== 0) {
+        const back = -u - Lg / 2 - hu;
+        const fv = Math.max(0, vj);
+        const followerAccel = back <= 0 ? -Infinity : idmAcceleration(idm, fv, back, fv - v);
+        if (followerAccel < -cfg.laneChangeSafeDecelMps2) {
+          if (side > 0) st.leftSafe = false;
+          else st.rightSafe = false;
+        }
       }
     }
-    // 5. Lane change when a slower agent ahead (not a light, not a yield) holds me back and a
-    //    neighbour lane lets me go faster safely (MOBIL without politeness); never in intersections.
-    const heldBack = accelLeader < free - cfg.laneChangeGainMps2 && accelLeader <= accel;
-    if (li >= 0 && heldBack && this.cooldown[g] <= 0 && !m.laneInIntersection[li]) {
-      for (const side of [1, -1]) {
-        const target = side > 0 ? m.leftNeighbor[li] : m.rightNeighbor[li];
-        if (target < 0 || !(side > 0 ? leftSafe : rightSafe)) continue;
-        const gap = side > 0 ? leftGap : rightGap;
-        const closing = side > 0 ? leftClosing : rightClosing;
-        const there = Number.isFinite(gap) ? idmAcceleration(idm, v, gap, closing) : free;
-        if (gap > 0 && there > accelLeader + cfg.laneChangeGainMps2) {
-          this.switchLane(env, g, m, target);
-          this.cooldown[g] = cfg.laneChangeCooldownS;
+    // Agents clearly behind me going my way are theirs to handle, not mine.
+    if (u < -(Lg / 2 + hu) && cosDh > 0.7) return;
+    this.yieldToPredicted(env, g, j, gap, vj, hu, hw, cosDh);
+  }
+
+  /** 3b. Predicted conflicts: j moving at constant velocity meets my planned path; the first one decides. */
+  private yieldToPredicted(
+    env: SimEnv,
+    g: number,
+    j: number,
+    gap: number,
+    vj: number,
+    hu: number,
+    hw: number,
+    cosDh: number,
+  ): void {
+    const cfg = this.cfg;
+    const st = this.st;
+    const idm = this.idm;
+    const v = st.v;
+    const vPlan = st.vPlan;
+    const Lg = env.length[g];
+    const Wg = env.width[g];
+    const jvx = env.vx[j];
+    const jvy = env.vy[j];
+    const rj = hw + cfg.corridorMarginM;
+    for (let k = 0; k < this.planCount; k++) {
+      const tau = (k + 1) * cfg.yieldStepS;
+      const hh = this.planYaw[k];
+      const ex = env.x[j] + jvx * tau - this.planX[k];
+      const ey = env.y[j] + jvy * tau - this.planY[k];
+      const along = ex * Math.cos(hh) + ey * Math.sin(hh);
+      const across = Math.abs(-ex * Math.sin(hh) + ey * Math.cos(hh));
+      if (across > Wg / 2 + rj) continue;
+      if (cosDh > 0.7) {
+        // Same direction, entering my lane ahead of me (cut-in, merge): it is my leader from now
+        // on. One still beside me is left alone (braking hard would not help).
+        if (gap <= 0) break;
+        if (along < -(Lg / 2 + hu)) continue;
+        st.accel = Math.min(st.accel, idmAcceleration(idm, v, gap, v - vj));
+      } else {
+        // Overlap in my predicted frame: along ±(L/2 + j's extent + 1 m).
+        if (Math.abs(along) > Lg / 2 + hu + 1) continue;
+        // Crossing or oncoming: I go first only if I clear the conflict a second before j gets
+        // there; pedestrians and cyclists always have the way. A stopped car on my path is
+        // simply an obstacle there.
+        const d = vPlan * tau;
+        const distJ = Math.hypot(this.planX[k] - env.x[j], this.planY[k] - env.y[j]);
+        const tJ = distJ / Math.max(Math.hypot(jvx, jvy), 0.1);
+        const clearS = (Lg + 2 * hu) / vPlan;
+        const vulnerable = env.typeCode[j] === TYPE_CODE.pedestrian || env.typeCode[j] === TYPE_CODE.cyclist;
+        if (vulnerable || tau + clearS + 1 > tJ)
+          st.accel = Math.min(st.accel, idmStopAcceleration(idm, v, d - Lg / 2 - hu - 1));
+      }
+      break;
+    }
+  }
+
+  /** 4. Red (and yellow, when stopping is comfortable) lights on this lane or the next. */
+  private stopForLights(env: SimEnv, g: number, li: number): void {
+    if (li < 0) return;
+    const cfg = this.cfg;
+    const st = this.st;
+    const si = env.scenarioOf[g];
+    const m = env.maps[si];
+    const v = st.v;
+    const Lg = env.length[g];
+    const t = env.currentStepOf(si);
+    let ahead = -st.s;
+    let lane = li;
+    for (let hop = 0; hop < 2 && lane >= 0 && ahead < st.range; hop++) {
+      const k = m.laneLight[lane];
+      if (k >= 0 && m.laneStopS[lane] + ahead > -0.5) {
+        const state = env.scenarios[si].map.trafficLights[k].states[t];
+        const gap = m.laneStopS[lane] + ahead - Lg / 2;
+        const stopDist = brakingDistance(v, cfg.idm.comfortDecelMps2);
+        if (state === LIGHT.red || (state === LIGHT.yellow && gap > stopDist)) {
+          if (gap > -Lg / 2) st.accel = Math.min(st.accel, idmStopAcceleration(this.idm, v, gap));
           break;
         }
       }
+      ahead += m.laneLength[lane];
+      lane = hop === 0 ? this.next[g] : -1;
     }
-    env.actions[o] = accel;
-    env.actions[o + 1] = curvature;
+  }
+
+  /**
+   * 5. Lane change when a slower agent ahead (not a light, not a yield) holds me back and a neighbour lane
+   * lets me go faster safely (MOBIL without politeness); never in intersections.
+   */
+  private changeLaneWhenHeldBack(env: SimEnv, g: number, li: number): void {
+    const cfg = this.cfg;
+    const st = this.st;
+    const m = env.maps[env.scenarioOf[g]];
+    const heldBack = st.accelLeader < st.free - cfg.laneChangeGainMps2 && st.accelLeader <= st.accel;
+    if (li < 0 || !heldBack || this.cooldown[g] > 0 || m.laneInIntersection[li]) return;
+    for (const side of [1, -1]) {
+      const target = side > 0 ? m.leftNeighbor[li] : m.rightNeighbor[li];
+      if (target < 0 || !(side > 0 ? st.leftSafe : st.rightSafe)) continue;
+      const gap = side > 0 ? st.leftGap : st.rightGap;
+      const closing = side > 0 ? st.leftClosing : st.rightClosing;
+      const there = Number.isFinite(gap) ? idmAcceleration(this.idm, st.v, gap, closing) : st.free;
+      if (gap > 0 && there > st.accelLeader + cfg.laneChangeGainMps2) {
+        this.switchLane(env, g, m, target);
+        this.cooldown[g] = cfg.laneChangeCooldownS;
+        break;
+      }
+    }
   }
 
   /** True when a vehicle (or static object) blocks the line from g's front to j's centre. */
