@@ -10,6 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as nn from '../../core/nn/index.ts';
 import { peakRssMb, type Benchmark, type Figure } from './benchmark.ts';
 import { median } from '../../core/stats.ts';
+import { lidarTokenizer } from './tokenizerReference.ts';
 
 /** Settings of the training benchmarks (the issue's protocol). */
 export const NN_BENCH = {
@@ -34,6 +35,8 @@ export interface ReferenceModel {
   loss: nn.Tensor;
   /** Deterministic random feeds of the right shapes. */
   feeds: nn.Feeds;
+  /** Global gradient-norm clip of the model's own training (none for the three issue-4 models). */
+  clipGradNorm?: number;
 }
 
 function randn(rng: nn.Rng, n: number, scale = 1): Float32Array {
@@ -144,19 +147,29 @@ export const REFERENCE_MODELS: Record<string, () => ReferenceModel> = {
   policy_mlp: policyMlp,
 };
 
+/**
+ * Every model a `step` child can time: the reference models plus later networks compared with PyTorch
+ * (tools/bench/pytorch). Only REFERENCE_MODELS get a train_step figure here; the others have their own bench.
+ */
+export const STEP_MODELS: Record<string, () => ReferenceModel> = {
+  ...REFERENCE_MODELS,
+  lidar_tokenizer: lidarTokenizer,
+};
+
 async function makeTrainer(m: ReferenceModel, extra: nn.RuntimeOptions = {}): Promise<nn.Trainer> {
   return nn.Trainer.create(m.graph, {
     loss: m.loss,
     optimizer: nn.adamW({ weightDecay: NN_BENCH.weightDecay }),
     lr: NN_BENCH.lr,
     threads: NN_BENCH.threads,
+    clipGradNorm: m.clipGradNorm,
     ...extra,
   });
 }
 
 /** Time training steps of one model (runs inside the child process). */
 async function timeModel(model: string): Promise<Figure> {
-  const m = REFERENCE_MODELS[model]();
+  const m = STEP_MODELS[model]();
   const trainer = await makeTrainer(m);
   for (let i = 0; i < NN_BENCH.warmupSteps; i++) await trainer.step(m.feeds);
   const ms: number[] = [];
@@ -181,7 +194,7 @@ async function timeModel(model: string): Promise<Figure> {
 
 /** RSS after `memorySteps` steps vs after 100 (a leak of tensors or sessions shows as growth). */
 async function memoryGrowth(model: string): Promise<Figure> {
-  const m = REFERENCE_MODELS[model]();
+  const m = STEP_MODELS[model]();
   const trainer = await makeTrainer(m);
   let rss100 = 0;
   for (let i = 1; i <= NN_BENCH.memorySteps; i++) {
@@ -218,7 +231,7 @@ async function memoryGrowth(model: string): Promise<Figure> {
 
 /** onnxruntime's profiler over a few steps, summed per op type (forward and backward nodes apart). */
 async function profileModel(model: string): Promise<Figure> {
-  const m = REFERENCE_MODELS[model]();
+  const m = STEP_MODELS[model]();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dk-nn-prof-'));
   const trainer = await makeTrainer(m, { profilePrefix: path.join(dir, 'ort') });
   for (let i = 0; i < NN_BENCH.warmupSteps; i++) await trainer.step(m.feeds);
@@ -316,7 +329,8 @@ export const benchmarks: Benchmark[] = [
 // Child-process entry: `node --import tsx tools/bench/nn.bench.ts <step|memory|profile> <model>`.
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
   const [kind, model] = process.argv.slice(2);
-  if (!REFERENCE_MODELS[model]) throw new Error(`unknown model '${model}' (${models.join(', ')})`);
+  if (!STEP_MODELS[model])
+    throw new Error(`unknown model '${model}' (${Object.keys(STEP_MODELS).join(', ')})`);
   const fn = kind === 'memory' ? memoryGrowth : kind === 'profile' ? profileModel : timeModel;
   process.stdout.write(JSON.stringify(await fn(model)) + '\n');
 }

@@ -1,19 +1,20 @@
-// Side-by-side timing of the learning-engine reference models against PyTorch on this machine:
+// Side-by-side timing of the learning-engine reference models and the LiDAR tokenizer against PyTorch here:
 // drivekit's train_step child and train_step.py alternate, pair by pair, so both see the same load.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TUNED_MALLOC_ENV } from '../../../core/mallocEnv.ts';
 import { median } from '../../../core/stats.ts';
-import { inChild, REFERENCE_MODELS } from '../nn.bench.ts';
+import { inChild, STEP_MODELS } from '../nn.bench.ts';
 
-const MODELS = Object.keys(REFERENCE_MODELS);
+const MODELS = Object.keys(STEP_MODELS);
 
 const USAGE = `usage: node --import tsx tools/bench/pytorch/sideBySide.ts [--pairs N] [--python PATH] [model ...]
 
-Times one training step of each reference model (${MODELS.join(', ')}) in
-drivekit and in PyTorch, alternating N pairs (default 5), and prints a JSON line per pair and a
-summary per model with the ratio drivekit / PyTorch of the medians. PyTorch is not a drivekit
+Times one training step of each model (${MODELS.join(', ')}) in
+drivekit and in PyTorch (train_step.py mirrors each network, loss and optimizer), alternating N pairs
+(default 5), and prints a JSON line per pair and a summary per model with the ratio drivekit / PyTorch
+of the medians. PyTorch is not a drivekit
 dependency: on Debian, apt-get install python3-torch libopenblas0-openmp (default python:
 /usr/bin/python3, where Debian's python3-torch lives).`;
 

@@ -1,5 +1,6 @@
 """PyTorch reference for drivekit's learning-engine benchmark (tools/bench/nn.bench.ts): the same
-three models, threads, optimizer and step protocol, printing the same JSON line per model.
+three models, threads, optimizer and step protocol, printing the same JSON line per model; and a mirror
+of the LiDAR tokenizer's training step (worldmodel/, tools/bench/tokenizerReference.ts: lidar_tokenizer).
 
 Not a drivekit dependency. Debian: apt-get install python3-torch libopenblas0-openmp (python3-torch
 links whichever libblas.so.3 is selected; with the reference libblas3 its Linear layers are many times
@@ -93,6 +94,198 @@ class PolicyMlp(tnn.Module):
         return self.mean(h), self.log_std, self.value(h)
 
 
+# The LiDAR tokenizer at DEFAULT_TOKENIZER_CONFIG (worldmodel/config.ts) and the input sizes of
+# tools/bench/tokenizerReference.ts. Layer for layer as worldmodel/tokenizerNetwork.ts, quantizer.ts,
+# render.ts and tokenizerGraph.ts build it; initialised as drivekit initialises it (He-normal convs).
+LIDAR_TOKENIZER = dict(
+    range_m=40.0, z_min=-3.0, z_max=3.0, cells=256, cells_z=16, downsample=4, slots=8,
+    point_features=16, bev=32, stem=32, trunk=64, residual_blocks=1, up=32, head=32,
+    codes=512, code_dim=32, codebook_weight=0.25, commitment_weight=1.0,
+    step_m=0.2, rays=2048, min_range_m=2.5, skip_below=0.01, surface_margin_m=0.4,
+    voxels=11000, elevation_deg=(-24.9, 2.0), clip_grad_norm=1.0,
+)
+
+
+def he_conv(cin, cout, k, stride=1, gain=math.sqrt(2)):
+    c = tnn.Conv2d(cin, cout, k, stride=stride, padding=0 if k == 1 else 1)
+    tnn.init.normal_(c.weight, 0, gain / math.sqrt(cin * k * k))
+    return c
+
+
+def he_up(cin, cout):
+    c = tnn.ConvTranspose2d(cin, cout, 2, stride=2)
+    tnn.init.normal_(c.weight, 0, math.sqrt(2) / math.sqrt(cin * 4))
+    return c
+
+
+class Residual(tnn.Module):
+    def __init__(self, ch):
+        super().__init__()
+        # The second conv starts small so the block starts near the identity.
+        self.a, self.b = he_conv(ch, ch, 3), he_conv(ch, ch, 3, gain=0.1)
+
+    def forward(self, x):
+        return F.relu(x + self.b(F.relu(self.a(x))))
+
+
+class LidarTokenizer(tnn.Module):
+    def __init__(self, c=LIDAR_TOKENIZER):
+        super().__init__()
+        self.c = c
+        self.clip_grad_norm = c["clip_grad_norm"]
+        P, C = c["point_features"], c["bev"]
+        self.pn0, self.pn_norm, self.pn1 = tnn.Linear(3, P), tnn.LayerNorm(P), tnn.Linear(P, P)
+        self.pillar_proj = tnn.Linear(P, C)
+        self.pillar_height = tnn.Embedding(c["cells_z"], C)
+        tnn.init.normal_(self.pillar_height.weight, 0, 0.02)
+        self.pillar_norm = tnn.LayerNorm(C)
+        downs = int(math.log2(c["downsample"]))
+        self.enc_down = tnn.ModuleList()
+        for i in range(downs):
+            cin = C if i == 0 else c["stem"] if i == 1 else c["trunk"]
+            self.enc_down.append(he_conv(cin, c["trunk"] if i == downs - 1 else c["stem"], 3, 2))
+        self.enc_res = tnn.ModuleList([Residual(c["trunk"]) for _ in range(c["residual_blocks"])])
+        self.enc_out = he_conv(c["trunk"], c["code_dim"], 1)
+        self.codebook = tnn.Embedding(c["codes"], c["code_dim"])  # N(0, 1), as drivekit's embedding
+        self.dec_in = he_conv(c["code_dim"], c["trunk"], 1)
+        self.dec_res = tnn.ModuleList([Residual(c["trunk"]) for _ in range(c["residual_blocks"])])
+        self.dec_up, self.dec_up_conv = tnn.ModuleList(), tnn.ModuleList()
+        for i in range(downs):
+            last = i == downs - 1
+            cin = c["trunk"] if i == 0 else c["up"]
+            cout = c["head"] if last else c["up"]
+            self.dec_up.append(he_up(cin, cout))
+            conv = tnn.Identity() if last else tnn.Sequential(he_conv(cout, cout, 3), tnn.ReLU())
+            self.dec_up_conv.append(conv)
+        self.head = he_conv(c["head"], 2 * c["cells_z"], 1)
+        with torch.no_grad():
+            self.head.bias.fill_(-3)
+
+    def encode(self, offsets, slot_penalty, pillar, level):
+        c, N, C = self.c, self.c["cells"], self.c["bev"]
+        h = self.pn1(F.relu(self.pn_norm(self.pn0(offsets))))
+        h = (h + slot_penalty.unsqueeze(-1)).amax(1)  # max over the voxel's points
+        feat = self.pillar_proj(h) + self.pillar_height(level)
+        bev = torch.zeros(N * N, C).index_add(0, pillar, feat)  # pillar pooling: sum per pillar
+        x = self.pillar_norm(bev.view(1, N, N, C)).permute(0, 3, 1, 2)
+        for d in self.enc_down:
+            x = F.relu(d(x))
+        for r in self.enc_res:
+            x = r(x)
+        return self.enc_out(x).permute(0, 2, 3, 1).reshape(-1, c["code_dim"])
+
+    def quantize(self, z, vq_on):
+        l2 = lambda x: x / torch.sqrt((x * x).sum(-1, keepdim=True) + 1e-12)
+        zn, cn = l2(z), l2(self.codebook.weight)
+        index = (zn @ cn.t()).argmax(-1)
+        e = cn[index]
+        zq = zn + vq_on * (e - zn).detach()  # straight-through
+        loss = self.c["codebook_weight"] * ((zn.detach() - e) ** 2).mean()
+        loss = loss + self.c["commitment_weight"] * ((zn - e.detach()) ** 2).mean()
+        return zq, vq_on * loss
+
+    def decode(self, zq):
+        t = self.c["cells"] // self.c["downsample"]
+        x = F.relu(self.dec_in(zq.view(1, t, t, -1).permute(0, 3, 1, 2)))
+        for r in self.dec_res:
+            x = r(x)
+        for up, conv in zip(self.dec_up, self.dec_up_conv):
+            x = conv(F.relu(up(x)))
+        return self.head(x).split(self.c["cells_z"], 1)
+
+    def forward(self, f):
+        z = self.encode(f["offsets"], f["slot_penalty"], f["pillar"], f["level"])
+        zq, vq_loss = self.quantize(z, f["vq_on"])
+        occupancy, density = self.decode(zq)
+        # Renderer: trilinear gather of the density logits, empty space (occupancy < skip) skipped.
+        interp = lambda grid: (grid.reshape(-1)[f["corner"]] * f["corner_weight"]).sum(-1)
+        logits = interp(density)
+        occ = torch.sigmoid(interp(occupancy.detach()))
+        mask = f["inside"] * (occ >= self.c["skip_below"]).float()
+        alpha = torch.sigmoid(logits) * mask
+        log_pass = -F.softplus(logits) * mask  # log(1 - alpha), stable where alpha -> 1
+        log_t = F.pad(torch.cumsum(log_pass, 1)[:, :-1], (1, 0))  # exclusive cumulative transmittance
+        weights = alpha * torch.exp(log_t)
+        escaped = torch.exp(log_pass.sum(1))
+        depth = (weights * f["sample_depth"]).sum(1) + escaped * f["exit"]
+        depth_l1 = (depth - f["gt_depth"]).abs().mean()
+        surface = (weights * weights * f["far_from_surface"]).sum(1).mean()
+        bce = F.binary_cross_entropy_with_logits(occupancy, f["occupancy"])
+        return depth_l1 + surface + bce + vq_loss
+
+
+def region_exit(c, d):
+    """Distance along unit rays d [R, 3] from the sensor to the region's edge (worldmodel/rays.ts)."""
+    inf = torch.full(d.shape[:1], math.inf, dtype=d.dtype)
+    t = inf
+    for k in (0, 1):
+        t = torch.minimum(t, torch.where(d[:, k] != 0, c["range_m"] / d[:, k].abs(), inf))
+    tz = torch.where(d[:, 2] > 0, c["z_max"] / d[:, 2], torch.where(d[:, 2] < 0, c["z_min"] / d[:, 2], inf))
+    return torch.minimum(t, tz)
+
+
+def sample_rays(c, d, depth):
+    """The renderer's sample table (worldmodel/rays.ts sampleRays), vectorised; float64 geometry."""
+    S = math.ceil(math.hypot(c["range_m"], c["range_m"], max(-c["z_min"], c["z_max"])) / c["step_m"])
+    N, Z = c["cells"], c["cells_z"]
+    cell, cell_z = 2 * c["range_m"] / N, (c["z_max"] - c["z_min"]) / Z
+    exit_m = region_exit(c, d)
+    h = (torch.arange(S, dtype=torch.float64) + 0.5) * c["step_m"]
+    inside = h[None, :] < exit_m[:, None]
+    p = h[None, :, None] * d[:, None, :]
+    u = (p[..., 0] + c["range_m"]) / cell - 0.5
+    v = (p[..., 1] + c["range_m"]) / cell - 0.5
+    w = (p[..., 2] - c["z_min"]) / cell_z - 0.5
+    u0, v0, w0 = u.floor(), v.floor(), w.floor()
+    fu, fv, fw = u - u0, v - v0, w - w0
+    cl = lambda i, n: i.clamp(0, n - 1).long()
+    cu, cv, cw = (cl(u0, N), cl(u0 + 1, N)), (cl(v0, N), cl(v0 + 1, N)), (cl(w0, Z), cl(w0 + 1, Z))
+    corners, weights = [], []
+    for kz in (0, 1):
+        for ky in (0, 1):
+            for kx in (0, 1):
+                corners.append(cw[kz] * N * N + cv[ky] * N + cu[kx])
+                weights.append((fw if kz else 1 - fw) * (fv if ky else 1 - fv) * (fu if kx else 1 - fu))
+    corner = torch.stack(corners, -1) * inside[..., None]  # past the exit: corner 0, weight 0
+    weight = torch.stack(weights, -1) * inside[..., None]
+    sample_depth = h[None, :].expand(d.shape[0], S)
+    return dict(
+        corner=corner,
+        corner_weight=weight.float(),
+        sample_depth=sample_depth.float(),
+        inside=inside.float(),
+        exit=exit_m.float(),
+        far_from_surface=((sample_depth - depth[:, None]).abs() > c["surface_margin_m"]).float(),
+    )
+
+
+def lidar_tokenizer_feeds(g, c=LIDAR_TOKENIZER):
+    """Random inputs drawn as tools/bench/tokenizerReference.ts draws them: distinct voxels holding 1-8
+    points, rays uniform in the HDL-64E field of view with a return between the minimum range and the edge."""
+    N, Z, P, V, R = c["cells"], c["cells_z"], c["slots"], c["voxels"], c["rays"]
+    vox = torch.randperm(Z * N * N, generator=g)[:V]
+    filled = torch.arange(P)[None, :] < torch.randint(1, P + 1, (V, 1), generator=g)
+    offsets = (torch.rand(V, P, 3, generator=g) - 0.5) * filled[..., None]
+    occupancy = torch.zeros(Z * N * N)
+    occupancy[vox] = 1
+    az = (torch.rand(R, generator=g, dtype=torch.float64) * 2 - 1) * math.pi
+    lo, hi = (math.radians(a) for a in c["elevation_deg"])
+    el = lo + torch.rand(R, generator=g, dtype=torch.float64) * (hi - lo)
+    d = torch.stack([el.cos() * az.cos(), el.cos() * az.sin(), el.sin()], -1)
+    lo_m = c["min_range_m"]
+    depth = lo_m + torch.rand(R, generator=g, dtype=torch.float64) * (region_exit(c, d) - lo_m)
+    return dict(
+        offsets=offsets,
+        slot_penalty=torch.where(filled, 0.0, -1e4),
+        pillar=vox % (N * N),
+        level=torch.div(vox, N * N, rounding_mode="floor"),
+        occupancy=occupancy.view(1, Z, N, N),
+        gt_depth=depth.float(),
+        vq_on=torch.tensor(1.0),
+        **sample_rays(c, d, depth),
+    )
+
+
 def setup(name):
     g = torch.Generator().manual_seed(2)
     if name == "bev_unet":
@@ -104,6 +297,10 @@ def setup(name):
         tok = torch.randint(0, 512, (4, 1024), generator=g)
         tgt = torch.randint(0, 512, (4, 1024), generator=g)
         return m, lambda: F.cross_entropy(m(tok).reshape(-1, 512), tgt.reshape(-1))
+    if name == "lidar_tokenizer":
+        m = LidarTokenizer()
+        feeds = lidar_tokenizer_feeds(g)
+        return m, lambda: m(feeds)
     m = PolicyMlp()
     obs, act = torch.randn(4096, 64, generator=g), torch.randn(4096, 2, generator=g)
     old_logp, adv = torch.randn(4096, generator=g) * 0.5 - 2, torch.randn(4096, generator=g)
@@ -125,7 +322,8 @@ def bench(name):
     torch.manual_seed(1)
     m, loss_fn = setup(name)
     # Weight decay on weights only (not biases, norms, embeddings), as drivekit's AdamW default.
-    decay = [p for n, p in m.named_parameters() if n.endswith("weight") and "ln" not in n and "tok" not in n]
+    weighted = (tnn.Linear, tnn.Conv2d, tnn.ConvTranspose2d)
+    decay = [mod.weight for mod in m.modules() if isinstance(mod, weighted)]
     rest = [p for n, p in m.named_parameters() if not any(p is q for q in decay)]
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": 1e-4}, {"params": rest, "weight_decay": 0}], lr=1e-3)
 
@@ -133,6 +331,8 @@ def bench(name):
         opt.zero_grad(set_to_none=True)
         l = loss_fn()
         l.backward()
+        if getattr(m, "clip_grad_norm", None):
+            tnn.utils.clip_grad_norm_(m.parameters(), m.clip_grad_norm)
         opt.step()
         return l.item()
 
@@ -158,5 +358,5 @@ def bench(name):
 
 if __name__ == "__main__":
     torch.set_num_threads(THREADS)
-    for name in sys.argv[1:] or ["bev_unet", "token_transformer", "policy_mlp"]:
+    for name in sys.argv[1:] or ["bev_unet", "token_transformer", "policy_mlp", "lidar_tokenizer"]:
         print(json.dumps(bench(name)), flush=True)
