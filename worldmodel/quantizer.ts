@@ -2,7 +2,7 @@
 // codebook and a straight-through gradient; codebook upkeep (k-means start, dead-code re-initialisation).
 import type { Tensor } from '../core/nn/graph.ts';
 import * as o from '../core/nn/ops/index.ts';
-import type { Rng } from '../core/nn/rng.ts';
+import type { Rng } from '../core/rng.ts';
 import type { QuantizerConfig } from './config.ts';
 
 export interface Quantized {

@@ -1,6 +1,6 @@
 // The LiDAR's own rays through the voxel grid: which returns become rays, where each ray leaves the
 // region, and the trilinear corner table of its samples that the differentiable renderer gathers from.
-import type { Rng } from '../core/nn/rng.ts';
+import type { Rng } from '../core/rng.ts';
 import type { TokenizerConfig } from './config.ts';
 import type { SensorPoints } from './voxelize.ts';
 

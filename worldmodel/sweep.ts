@@ -1,17 +1,17 @@
 // A log's sweep in the tokenizer's frame: points shifted so the LiDAR is at the origin (rays start there),
 // optionally rotated about z and mirrored for training; the sensor's mount per data source.
 import type { PointCloud } from '../core/arrow/records.ts';
-import type { Rng } from '../core/nn/rng.ts';
+import type { Rng } from '../core/rng.ts';
 import type { SensorPoints } from './voxelize.ts';
 
 /**
  * Where the LiDAR sits in a source's vehicle frame (m). KITTI, PCD/PLY sweeps and drivekit's synthetic
  * logs are in the sensor's own frame; Argoverse 2's ego frame has its origin on the ground under the rear
- * axle, with the roof VLP-32C pair about 1.35 m ahead and 1.9 m up (approximate: the log's calibration
- * holds the exact mount of each of the two sensors).
+ * axle, with its two stacked VLP-32Cs 1.35 m ahead at 1.64 m (up) and 1.53 m (down, mounted upside down;
+ * egovehicle_SE3_sensor.feather of the sample log): rays start from the upper one, within 11 cm of either.
  */
 export const SENSOR_ORIGIN_BY_SOURCE: Readonly<Record<string, readonly [number, number, number]>> = {
-  av2: [1.35, 0, 1.9],
+  av2: [1.35, 0, 1.64],
 };
 
 /** The sensor origin of a log: `extra.sensorOriginM` when the log states it, else by source, else 0. */

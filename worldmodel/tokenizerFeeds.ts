@@ -1,7 +1,7 @@
 // From a sweep in the sensor frame to the tokenizer graph's feeds: voxels for the encoder, the sampled
 // rays' trilinear tables for the renderer, and the targets (depths, surface indicator, occupancy).
 import type { Feeds } from '../core/nn/graphSession.ts';
-import type { Rng } from '../core/nn/rng.ts';
+import type { Rng } from '../core/rng.ts';
 import { gridGeometry, type TokenizerConfig } from './config.ts';
 import { raysFromPoints, sampleRays, type RaySamples, type Rays } from './rays.ts';
 import { voxelize, type SensorPoints, type Voxels } from './voxelize.ts';

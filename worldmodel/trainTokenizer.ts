@@ -8,7 +8,7 @@ import { checkpointExists, loadCheckpoint, saveCheckpoint } from '../core/nn/che
 import { GraphSession } from '../core/nn/graphSession.ts';
 import { adamW } from '../core/nn/optimizers.ts';
 import { ParamStore } from '../core/nn/params.ts';
-import { Rng } from '../core/nn/rng.ts';
+import { Rng } from '../core/rng.ts';
 import { warmupCosine } from '../core/nn/schedules.ts';
 import { Trainer } from '../core/nn/trainer.ts';
 import type { ort } from '../core/nn/runtime.ts';

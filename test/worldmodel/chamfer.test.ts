@@ -1,7 +1,7 @@
 // Squared-distance Chamfer (the 4D-Occ protocol's) on hand-made clouds with known answers, and the grid
 // nearest-neighbour search against brute force.
 import { describe, expect, it } from 'vitest';
-import { Rng } from '../../core/nn/rng.ts';
+import { Rng } from '../../core/rng.ts';
 import { chamferSquared, cropBox, nearestSquaredDistances } from '../../worldmodel/chamfer.ts';
 
 const cloud = (pts: number[][]) => ({

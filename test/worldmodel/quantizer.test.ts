@@ -6,7 +6,7 @@ import { Graph } from '../../core/nn/graph.ts';
 import { GraphSession } from '../../core/nn/graphSession.ts';
 import * as o from '../../core/nn/ops/index.ts';
 import { ParamStore } from '../../core/nn/params.ts';
-import { Rng } from '../../core/nn/rng.ts';
+import { Rng } from '../../core/rng.ts';
 import { DEFAULT_QUANTIZER_CONFIG } from '../../worldmodel/config.ts';
 import {
   codeUsage,

@@ -9,7 +9,7 @@ import { reconstructFrame, TokenizerScore } from '../../worldmodel/evalTokenizer
 import { trainTokenizer, DEFAULT_TRAIN_TOKENIZER } from '../../worldmodel/trainTokenizer.ts';
 import { trainingFeeds } from '../../worldmodel/tokenizerFeeds.ts';
 import { Tokenizer } from '../../worldmodel/tokenizerModel.ts';
-import { Rng } from '../../core/nn/rng.ts';
+import { Rng } from '../../core/rng.ts';
 import { tmpDir } from '../perception/tmp.ts';
 
 const cfg = tokenizerConfig({

@@ -5,5 +5,6 @@ import { importKitti } from './importKitti.ts';
 import { selftrainDemo } from './selftrain.ts';
 import { simulate } from './simulate.ts';
 import { synth } from './synth.ts';
+import { tokenizeDemo } from './tokenize.ts';
 
-export const DEMO_STEPS: DemoStep[] = [synth, importKitti, discover, selftrainDemo, simulate];
+export const DEMO_STEPS: DemoStep[] = [synth, importKitti, discover, selftrainDemo, tokenizeDemo, simulate];
