@@ -5,8 +5,9 @@
 export interface GridConfig {
   /** Half side of the square region in x and y (the region is ±rangeM). */
   rangeM: number;
-  /** Lowest and highest z kept, relative to the sensor (ground is about −1.7 m on a car roof). */
+  /** Lowest z kept, relative to the sensor (ground is about −1.7 m below a roof-mounted LiDAR). */
   zMinM: number;
+  /** Highest z kept, relative to the sensor. */
   zMaxM: number;
   /** Voxels along x and along y (square cells of 2·rangeM / cellsXY). */
   cellsXY: number;
