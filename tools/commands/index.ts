@@ -56,7 +56,7 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'train-tokenizer',
-    summary: 'train the world model\'s LiDAR tokenizer (VQ-VAE with differentiable ray-depth rendering)',
+    summary: "train the world model's LiDAR tokenizer (VQ-VAE with differentiable ray-depth rendering)",
     load: () => import('./trainTokenizer.ts'),
   },
   {

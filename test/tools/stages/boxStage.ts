@@ -8,6 +8,7 @@ import { pointCloudToBatch, sensorFrameToBatch } from '../../../core/arrow/codec
 import { allocatePointCloud, type SensorFrame } from '../../../core/arrow/records.ts';
 import { poseFromTranslationYaw } from '../../../core/geometry/pose.ts';
 import { REPO_ROOT } from '../../../core/paths.ts';
+import type { RecordKind } from '../../../core/arrow/schemas.ts';
 import { batchMessage, eosMessage, parseMessage } from '../../../core/stream/message.ts';
 import { castSweep } from '../../perception/scene.ts';
 
@@ -51,7 +52,12 @@ export interface BoxStageRun {
  * Run `drivekit stage <args> --in bind:… --out bind:… --json`, send it frames[0], a point cloud without
  * the frame metadata (which it must skip), the other frames and end-of-stream, and collect what it sends.
  */
-export async function runBoxStage(tmp: string, args: string[], frames: SensorFrame[]): Promise<BoxStageRun> {
+export async function runBoxStage(
+  tmp: string,
+  args: string[],
+  frames: SensorFrame[],
+  kind: RecordKind = 'boxes',
+): Promise<BoxStageRun> {
   const inUrl = `ipc://${tmp}/in.sock`;
   const outUrl = `ipc://${tmp}/out.sock`;
   const cli = path.join(REPO_ROOT, 'bin/drivekit.js');
@@ -77,7 +83,7 @@ export async function runBoxStage(tmp: string, args: string[], frames: SensorFra
     const batches: RecordBatch[] = [];
     let otherMessages = 0;
     for (;;) {
-      const msg = parseMessage(await pull.receive(), 'boxes');
+      const msg = parseMessage(await pull.receive(), kind);
       if (msg.type === 'eos') break;
       if (msg.type === 'batch') batches.push(msg.batch);
       else otherMessages++;

@@ -1,0 +1,61 @@
+// `drivekit tokenize` and `drivekit eval-tokenizer` with the shipped model on a cast log: tokens.arrow
+// holds one grid per frame and matches the library; eval prints the documented JSON keys; bad input fails.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { batchToTokens } from '../../../core/arrow/codec.ts';
+import { readArrowFile } from '../../../core/arrow/ipc.ts';
+import { drivekit, expectOneLineFailure, writeCastLog } from './castLog.ts';
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'dk-cmd-tok-'));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+describe('drivekit tokenize / eval-tokenizer', () => {
+  it('writes one token grid per frame and scores the reconstruction', async () => {
+    const log = path.join(tmp, 'log');
+    await writeCastLog(log, 40);
+    // The cast sensor sits 1.8 m above the ground at z = 0: the log states where its rays start.
+    const metaFile = path.join(log, 'meta.json');
+    const meta = JSON.parse(fs.readFileSync(metaFile, 'utf8'));
+    fs.writeFileSync(
+      metaFile,
+      JSON.stringify({ ...meta, extra: { ...meta.extra, sensorOriginM: [0, 0, 1.8] } }),
+    );
+    const { stdout } = await drivekit('tokenize', '--log', log, '--json');
+    const summary = JSON.parse(stdout);
+    expect(summary.frames).toBe(12);
+    const { batches } = readArrowFile(path.join(log, 'tokens.arrow'));
+    const grids = batches.flatMap((b) => batchToTokens(b));
+    expect(grids.map((g) => g.frameIndex)).toEqual([...Array(12).keys()]);
+    expect(grids.every((g) => g.tokens.every((t) => t >= 0 && t < 512))).toBe(true);
+    // A second run refuses to overwrite without --force.
+    await expectOneLineFailure(['tokenize', '--log', log], /tokens\.arrow.*--force/);
+
+    const ev = JSON.parse((await drivekit('eval-tokenizer', '--log', log, '--frames', '2', '--json')).stdout);
+    expect(Object.keys(ev).sort()).toEqual(
+      [
+        'chamfer_m2',
+        'chamfer_near_m2',
+        'codes_used',
+        'depth_l1_mean_m',
+        'depth_l1_median_m',
+        'frames',
+        'perplexity',
+        'within_1m',
+      ].sort(),
+    );
+    expect(ev.frames).toBe(2);
+    // Flat ground and one car seen by a 32-beam sensor: most returns come back within a metre.
+    expect(ev.depth_l1_median_m).toBeLessThan(1);
+  });
+
+  it('names a missing model directory', async () => {
+    const log = path.join(tmp, 'log2');
+    await writeCastLog(log, 40);
+    await expectOneLineFailure(
+      ['tokenize', '--log', log, '--model', path.join(tmp, 'nope')],
+      /nope.*encoder\.onnx/,
+    );
+  });
+});
