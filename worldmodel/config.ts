@@ -138,17 +138,19 @@ export const PAPER_TOKENIZER_CONFIG: TokenizerConfig = {
   render: { ...DEFAULT_RENDER_CONFIG, stepM: 0.1 },
 };
 
-/** A config with `over`'s fields replacing the defaults', section by section. */
-export function tokenizerConfig(over: DeepPartial<TokenizerConfig> = {}): TokenizerConfig {
-  const d = DEFAULT_TOKENIZER_CONFIG;
+/** A config with `over`'s fields replacing `base`'s (default: the defaults), section by section. */
+export function tokenizerConfig(
+  over: DeepPartial<TokenizerConfig> = {},
+  base: TokenizerConfig = DEFAULT_TOKENIZER_CONFIG,
+): TokenizerConfig {
   return {
-    grid: { ...d.grid, ...over.grid },
-    downsample: over.downsample ?? d.downsample,
-    maxPointsPerVoxel: over.maxPointsPerVoxel ?? d.maxPointsPerVoxel,
-    network: { ...d.network, ...over.network },
-    quantizer: { ...d.quantizer, ...over.quantizer },
-    render: { ...d.render, ...over.render },
-    loss: { ...d.loss, ...over.loss },
+    grid: { ...base.grid, ...over.grid },
+    downsample: over.downsample ?? base.downsample,
+    maxPointsPerVoxel: over.maxPointsPerVoxel ?? base.maxPointsPerVoxel,
+    network: { ...base.network, ...over.network },
+    quantizer: { ...base.quantizer, ...over.quantizer },
+    render: { ...base.render, ...over.render },
+    loss: { ...base.loss, ...over.loss },
   };
 }
 

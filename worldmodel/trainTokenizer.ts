@@ -14,7 +14,7 @@ import { Trainer } from '../core/nn/trainer.ts';
 import type { ort } from '../core/nn/runtime.ts';
 import { createProgress } from '../core/progress.ts';
 import { LogReader } from '../datasets/logstore.ts';
-import { gridGeometry, type TokenizerConfig } from './config.ts';
+import type { TokenizerConfig } from './config.ts';
 import { codeUsage, kmeansCodebook, MemoryBank, reinitDeadCodes } from './quantizer.ts';
 import { randomAugment, sensorOrigin, sensorPoints } from './sweep.ts';
 import { buildTokenizerGraph } from './tokenizerGraph.ts';
@@ -336,9 +336,4 @@ export async function trainTokenizer(opts: TrainTokenizerOptions): Promise<Train
     modelDir,
     seconds: (Date.now() - started) / 1000,
   };
-}
-
-/** The token grid size of a config (for callers that only need the shape). */
-export function tokenGridSide(cfg: TokenizerConfig): number {
-  return gridGeometry(cfg).tokensXY;
 }

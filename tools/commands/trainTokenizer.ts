@@ -52,7 +52,7 @@ export function configFrom(json: string | undefined, paper: boolean): TokenizerC
   for (const k of Object.keys(over))
     if (!known.includes(k))
       throw new InputError('--config', `unknown key '${k}' (known: ${known.join(', ')})`);
-  return { ...tokenizerConfig({ ...base, ...over } as DeepPartial<TokenizerConfig>) };
+  return tokenizerConfig(over, base);
 }
 
 export function register(program: Command): void {
