@@ -13,8 +13,8 @@ import {
 } from '../map/mapIndex.ts';
 import { LIGHT } from '../scenario.ts';
 import { SpatialGrid } from '../spatialGrid.ts';
-import { halfExtentAcross, halfExtentAlong } from './boxExtent.ts';
 import { DEFAULT_IDM, idmAcceleration, type IdmConfig } from './idm.ts';
+import { interact, type InteractionContext, type YieldPlan } from './idmInteraction.ts';
 import { brakingDistance, idmStopAcceleration } from './idmStop.ts';
 import type { Policy } from './policy.ts';
 import { segmentHitsBox } from './segmentHitsBox.ts';
@@ -81,7 +81,7 @@ export const DEFAULT_IDM_AGENT: IdmAgentConfig = {
 };
 
 /** State passed between the steps of IdmPolicy.control for one agent. */
-interface ControlScratch {
+export interface ControlScratch {
   /** My pose and speed (≥ 0) at the start of the step. */
   x: number;
   y: number;
@@ -124,10 +124,12 @@ export class IdmPolicy implements Policy {
   private readonly hit: LaneHit = { lane: -1, s: 0, lateral: 0, heading: 0, segment: 0 };
   private readonly pt = { x: 0, y: 0, heading: 0 };
   /** My planned positions and headings at the yield-check times (scratch, per agent in turn). */
-  private planX = new Float64Array(64);
-  private planY = new Float64Array(64);
-  private planYaw = new Float64Array(64);
-  private planCount = 0;
+  private readonly plan: YieldPlan = {
+    x: new Float64Array(64),
+    y: new Float64Array(64),
+    yaw: new Float64Array(64),
+    count: 0,
+  };
   /** Scratch copy of the IDM parameters (the desired speed changes per agent). */
   private readonly idm: IdmConfig;
   /** What the steps of control() hand on to each other, for the agent being controlled. */
@@ -152,10 +154,13 @@ export class IdmPolicy implements Policy {
     leftSafe: true,
     rightSafe: true,
   };
+  /** What the interaction steps (idmInteraction.ts) read and update. */
+  private readonly ctx: InteractionContext;
 
   constructor(cfg: Partial<IdmAgentConfig> = {}) {
     this.cfg = { ...DEFAULT_IDM_AGENT, ...cfg };
     this.idm = { ...this.cfg.idm };
+    this.ctx = { cfg: this.cfg, idm: this.idm, st: this.st, plan: this.plan };
   }
 
   reset(env: SimEnv): void {
@@ -371,18 +376,18 @@ export class IdmPolicy implements Policy {
     const st = this.st;
     const m = env.maps[env.scenarioOf[g]];
     st.vPlan = Math.max(st.v, 2);
-    this.planCount = Math.round(cfg.yieldHorizonS / cfg.yieldStepS);
-    for (let k = 0; k < this.planCount; k++) {
+    this.plan.count = Math.round(cfg.yieldHorizonS / cfg.yieldStepS);
+    for (let k = 0; k < this.plan.count; k++) {
       const d = st.vPlan * (k + 1) * cfg.yieldStepS;
       if (li >= 0) {
         this.pathPoint(env, g, m, li, st.s, d);
-        this.planX[k] = this.pt.x;
-        this.planY[k] = this.pt.y;
-        this.planYaw[k] = this.pt.heading;
+        this.plan.x[k] = this.pt.x;
+        this.plan.y[k] = this.pt.y;
+        this.plan.yaw[k] = this.pt.heading;
       } else {
-        this.planX[k] = st.x + d * Math.cos(st.yaw);
-        this.planY[k] = st.y + d * Math.sin(st.yaw);
-        this.planYaw[k] = st.yaw;
+        this.plan.x[k] = st.x + d * Math.cos(st.yaw);
+        this.plan.y[k] = st.y + d * Math.sin(st.yaw);
+        this.plan.yaw[k] = st.yaw;
       }
     }
   }
@@ -418,116 +423,9 @@ export class IdmPolicy implements Policy {
           if (dx * dx + dy * dy > range * range) continue;
           if (cfg.occlusion && env.typeCode[j] === TYPE_CODE.pedestrian && this.occluded(env, g, j, si))
             continue;
-          this.interact(env, g, j, li, dx, dy);
+          interact(this.ctx, env, g, j, li, dx, dy);
         }
       }
-    }
-  }
-
-  /** 3, one agent j (dx, dy from me): my leader, a neighbour-lane gap for lane changes, or a conflict to yield to. */
-  private interact(env: SimEnv, g: number, j: number, li: number, dx: number, dy: number): void {
-    const cfg = this.cfg;
-    const st = this.st;
-    const idm = this.idm;
-    const v = st.v;
-    const c = Math.cos(st.yaw);
-    const sn = Math.sin(st.yaw);
-    const Lg = env.length[g];
-    const Wg = env.width[g];
-    const u = dx * c + dy * sn;
-    const w = -dx * sn + dy * c;
-    const wPath = w - 0.5 * st.curvature * u * u;
-    const dh = env.yaw[j] - st.yaw;
-    const cosDh = Math.cos(dh);
-    const sinDh = Math.sin(dh);
-    // j's half extents along and across my heading.
-    const hu = halfExtentAlong(env.length[j], env.width[j], cosDh, sinDh);
-    const hw = halfExtentAcross(env.length[j], env.width[j], cosDh, sinDh);
-    const vj = env.vx[j] * c + env.vy[j] * sn;
-    const gap = u - Lg / 2 - hu;
-    const lateralClear = Wg / 2 + hw + cfg.corridorMarginM;
-    if (u > 0 && Math.abs(wPath) < lateralClear) {
-      st.accelLeader = Math.min(st.accelLeader, idmAcceleration(idm, v, gap, v - vj));
-      return;
-    }
-    // Neighbouring lanes, for lane changes: who is ahead there, and would a follower brake hard?
-    if (li >= 0) {
-      const laneW = st.laneW;
-      const side =
-        Math.abs(wPath - laneW) < lateralClear ? 1 : Math.abs(wPath + laneW) < lateralClear ? -1 : 0;
-      if (side !== 0 && u > 0) {
-        if (side > 0 && gap < st.leftGap) {
-          st.leftGap = gap;
-          st.leftClosing = v - vj;
-        } else if (side < 0 && gap < st.rightGap) {
-          st.rightGap = gap;
-          st.rightClosing = v - vj;
-        }
-      } else if (side !== 0) {
-        const back = -u - Lg / 2 - hu;
-        const fv = Math.max(0, vj);
-        const followerAccel = back <= 0 ? -Infinity : idmAcceleration(idm, fv, back, fv - v);
-        if (followerAccel < -cfg.laneChangeSafeDecelMps2) {
-          if (side > 0) st.leftSafe = false;
-          else st.rightSafe = false;
-        }
-      }
-    }
-    // Agents clearly behind me going my way are theirs to handle, not mine.
-    if (u < -(Lg / 2 + hu) && cosDh > 0.7) return;
-    this.yieldToPredicted(env, g, j, gap, vj, hu, hw, cosDh);
-  }
-
-  /** 3b. Predicted conflicts: j moving at constant velocity meets my planned path; the first one decides. */
-  private yieldToPredicted(
-    env: SimEnv,
-    g: number,
-    j: number,
-    gap: number,
-    vj: number,
-    hu: number,
-    hw: number,
-    cosDh: number,
-  ): void {
-    const cfg = this.cfg;
-    const st = this.st;
-    const idm = this.idm;
-    const v = st.v;
-    const vPlan = st.vPlan;
-    const Lg = env.length[g];
-    const Wg = env.width[g];
-    const jvx = env.vx[j];
-    const jvy = env.vy[j];
-    const rj = hw + cfg.corridorMarginM;
-    for (let k = 0; k < this.planCount; k++) {
-      const tau = (k + 1) * cfg.yieldStepS;
-      const hh = this.planYaw[k];
-      const ex = env.x[j] + jvx * tau - this.planX[k];
-      const ey = env.y[j] + jvy * tau - this.planY[k];
-      const along = ex * Math.cos(hh) + ey * Math.sin(hh);
-      const across = Math.abs(-ex * Math.sin(hh) + ey * Math.cos(hh));
-      if (across > Wg / 2 + rj) continue;
-      if (cosDh > 0.7) {
-        // Same direction, entering my lane ahead of me (cut-in, merge): it is my leader from now
-        // on. One still beside me is left alone (braking hard would not help).
-        if (gap <= 0) break;
-        if (along < -(Lg / 2 + hu)) continue;
-        st.accel = Math.min(st.accel, idmAcceleration(idm, v, gap, v - vj));
-      } else {
-        // Overlap in my predicted frame: along ±(L/2 + j's extent + 1 m).
-        if (Math.abs(along) > Lg / 2 + hu + 1) continue;
-        // Crossing or oncoming: I go first only if I clear the conflict a second before j gets
-        // there; pedestrians and cyclists always have the way. A stopped car on my path is
-        // simply an obstacle there.
-        const d = vPlan * tau;
-        const distJ = Math.hypot(this.planX[k] - env.x[j], this.planY[k] - env.y[j]);
-        const tJ = distJ / Math.max(Math.hypot(jvx, jvy), 0.1);
-        const clearS = (Lg + 2 * hu) / vPlan;
-        const vulnerable = env.typeCode[j] === TYPE_CODE.pedestrian || env.typeCode[j] === TYPE_CODE.cyclist;
-        if (vulnerable || tau + clearS + 1 > tJ)
-          st.accel = Math.min(st.accel, idmStopAcceleration(idm, v, d - Lg / 2 - hu - 1));
-      }
-      break;
     }
   }
 
