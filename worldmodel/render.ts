@@ -1,6 +1,6 @@
 // Differentiable depth rendering along LiDAR rays through the decoded voxel grid (Copilot4D §3.1):
 // αᵢ = σ(fᵢ), wᵢ = αᵢ ∏ⱼ<ᵢ(1 − αⱼ), depth = Σ wᵢhᵢ (+ the light that escapes, at the region's edge).
-import type { Tensor } from '../core/nn/graph.ts';
+import type { Graph, Tensor } from '../core/nn/graph.ts';
 import * as o from '../core/nn/ops/index.ts';
 
 /** The sample table of rays.ts as graph inputs. */
@@ -15,6 +15,17 @@ export interface RayInputs {
   inside: Tensor;
   /** [R] depth at which each ray leaves the region. */
   exit: Tensor;
+}
+
+/** The sample table as inputs of `g` (`S` samples per ray, any number of rays). */
+export function rayInputs(g: Graph, S: number): RayInputs {
+  return {
+    corner: g.input('corner', ['rays', S, 8], 'int32'),
+    cornerWeight: g.input('corner_weight', ['rays', S, 8]),
+    sampleDepth: g.input('sample_depth', ['rays', S]),
+    inside: g.input('inside', ['rays', S]),
+    exit: g.input('exit', ['rays']),
+  };
 }
 
 export interface Rendered {

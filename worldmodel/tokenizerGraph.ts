@@ -1,14 +1,23 @@
 // The tokenizer's training graph on one sweep: encode → quantise → decode → render along sampled rays, with
 // Copilot4D's losses (VQ, L1 depth, surface concentration, occupancy BCE) and the figures training logs.
 import { Graph, type Tensor } from '../core/nn/graph.ts';
+import { adamW } from '../core/nn/optimizers.ts';
+import type { RuntimeOptions } from '../core/nn/runtime.ts';
+import type { LrSchedule } from '../core/nn/schedules.ts';
+import { Trainer } from '../core/nn/trainer.ts';
 import { bceWithLogits } from '../core/nn/losses.ts';
 import * as o from '../core/nn/ops/index.ts';
 import type { ParamStore } from '../core/nn/params.ts';
 import { gridGeometry, type TokenizerConfig } from './config.ts';
 import { quantize } from './quantizer.ts';
-import { renderDepth, surfaceConcentration, type RayInputs } from './render.ts';
+import { rayInputs, renderDepth, surfaceConcentration, type RayInputs } from './render.ts';
 import { samplesPerRay } from './rays.ts';
-import { createTokenizerNetwork, type TokenizerNetwork, type VoxelInputs } from './tokenizerNetwork.ts';
+import {
+  createTokenizerNetwork,
+  type TokenizerNetwork,
+  type VoxelInputs,
+  voxelInputs,
+} from './tokenizerNetwork.ts';
 
 export interface TokenizerGraph {
   graph: Graph;
@@ -37,23 +46,11 @@ export interface TokenizerGraph {
 export function buildTokenizerGraph(ps: ParamStore, cfg: TokenizerConfig): TokenizerGraph {
   const geo = gridGeometry(cfg);
   const g = new Graph({ name: 'drivekit_lidar_tokenizer_train' });
-  const P = cfg.maxPointsPerVoxel;
   const S = samplesPerRay(cfg);
   const Z = geo.cellsZ;
   const N = geo.cellsXY;
-  const voxels: VoxelInputs = {
-    offsets: g.input('offsets', ['voxels', P, 3]),
-    slotPenalty: g.input('slot_penalty', ['voxels', P]),
-    pillar: g.input('pillar', ['voxels'], 'int64'),
-    level: g.input('level', ['voxels'], 'int64'),
-  };
-  const rays: RayInputs = {
-    corner: g.input('corner', ['rays', S, 8], 'int32'),
-    cornerWeight: g.input('corner_weight', ['rays', S, 8]),
-    sampleDepth: g.input('sample_depth', ['rays', S]),
-    inside: g.input('inside', ['rays', S]),
-    exit: g.input('exit', ['rays']),
-  };
+  const voxels = voxelInputs(g, cfg);
+  const rays = rayInputs(g, S);
   const gtDepth = g.input('gt_depth', ['rays']);
   const far = g.input('far_from_surface', ['rays', S]);
   const occupancyTarget = g.input('occupancy', [1, Z, N, N]);
@@ -93,4 +90,22 @@ export function buildTokenizerGraph(ps: ParamStore, cfg: TokenizerConfig): Token
       depth: rendered.depth,
     },
   };
+}
+
+/** The tokenizer's trainer: Copilot4D's AdamW (weight decay 1e-4, not on biases, norms, embeddings — the
+ * parameters' own flag), global-norm clipping at 1, and the figures every step returns. */
+export function createTokenizerTrainer(
+  tg: TokenizerGraph,
+  lr: number | LrSchedule,
+  runtime: RuntimeOptions = {},
+): Promise<Trainer> {
+  const { depthL1, vqLoss, surfaceLoss, occupancyLoss, codeIndex, zNorm } = tg.outputs;
+  return Trainer.create(tg.graph, {
+    ...runtime,
+    loss: tg.loss,
+    optimizer: adamW({ weightDecay: 1e-4 }),
+    lr,
+    clipGradNorm: 1,
+    outputs: { depthL1, vqLoss, surfaceLoss, occupancyLoss, codeIndex, zNorm },
+  });
 }

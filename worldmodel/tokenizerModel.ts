@@ -13,9 +13,9 @@ import { createSession, ort, type RuntimeOptions } from '../core/nn/runtime.ts';
 import { gridGeometry, type TokenizerConfig } from './config.ts';
 import { l2Normalize, nearestCode } from './quantizer.ts';
 import { sampleRays, samplesPerRay, type Rays } from './rays.ts';
-import { renderDepth, type RayInputs } from './render.ts';
+import { rayInputs, renderDepth } from './render.ts';
 import { rayFeeds, voxelFeeds } from './tokenizerFeeds.ts';
-import type { TokenizerNetwork, VoxelInputs } from './tokenizerNetwork.ts';
+import { type TokenizerNetwork, voxelInputs } from './tokenizerNetwork.ts';
 import { voxelize, type SensorPoints } from './voxelize.ts';
 
 export const TOKENIZER_FORMAT = 'drivekit-tokenizer/1';
@@ -28,16 +28,6 @@ export interface TokenizerSpec {
   config: TokenizerConfig;
   /** Facts about the training run: logs, steps, settings, held-out figures. */
   training: Record<string, unknown>;
-}
-
-function voxelInputs(g: Graph, cfg: TokenizerConfig): VoxelInputs {
-  const P = cfg.maxPointsPerVoxel;
-  return {
-    offsets: g.input('offsets', ['voxels', P, 3]),
-    slotPenalty: g.input('slot_penalty', ['voxels', P]),
-    pillar: g.input('pillar', ['voxels'], 'int64'),
-    level: g.input('level', ['voxels'], 'int64'),
-  };
 }
 
 /** Write encoder.onnx and decoder.onnx of `net` (current weights) into `dir`, atomically, with the spec. */
@@ -190,13 +180,7 @@ export async function buildRenderer(
   const g = new Graph({ name: 'drivekit_lidar_renderer' });
   const density = g.input('density', [cells]);
   const occupancy = g.input('occupancy', [cells]);
-  const rays: RayInputs = {
-    corner: g.input('corner', ['rays', S, 8], 'int32'),
-    cornerWeight: g.input('corner_weight', ['rays', S, 8]),
-    sampleDepth: g.input('sample_depth', ['rays', S]),
-    inside: g.input('inside', ['rays', S]),
-    exit: g.input('exit', ['rays']),
-  };
+  const rays = rayInputs(g, S);
   const r = renderDepth(density, rays, {
     occupancyFlat: occupancy,
     skipBelow: cfg.render.skipOccupancyBelow,

@@ -1,6 +1,6 @@
 // The tokenizer's networks on core/nn: per-voxel PointNet → pillar pooling with a height embedding →
 // conv encoder to the token grid; decoder from codes back to voxel occupancy and rendering-density logits.
-import type { Tensor } from '../core/nn/graph.ts';
+import type { Graph, Tensor } from '../core/nn/graph.ts';
 import { conv2d, convTranspose2d, embedding, layerNorm, linear, type Layer } from '../core/nn/layers.ts';
 import * as o from '../core/nn/ops/index.ts';
 import type { ParamStore, Parameter } from '../core/nn/params.ts';
@@ -16,6 +16,17 @@ export interface VoxelInputs {
   pillar: Tensor;
   /** [V] int64 height level of the voxel. */
   level: Tensor;
+}
+
+/** The voxel feeds as inputs of `g` (any number of voxels). */
+export function voxelInputs(g: Graph, cfg: TokenizerConfig): VoxelInputs {
+  const P = cfg.maxPointsPerVoxel;
+  return {
+    offsets: g.input('offsets', ['voxels', P, 3]),
+    slotPenalty: g.input('slot_penalty', ['voxels', P]),
+    pillar: g.input('pillar', ['voxels'], 'int64'),
+    level: g.input('level', ['voxels'], 'int64'),
+  };
 }
 
 export interface DecodedGrids {

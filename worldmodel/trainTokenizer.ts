@@ -6,18 +6,16 @@ import { writeFileAtomic } from '../core/atomic.ts';
 import { InputError } from '../core/errors.ts';
 import { checkpointExists, loadCheckpoint, saveCheckpoint } from '../core/nn/checkpoint.ts';
 import { GraphSession } from '../core/nn/graphSession.ts';
-import { adamW } from '../core/nn/optimizers.ts';
 import { ParamStore } from '../core/nn/params.ts';
 import { Rng } from '../core/rng.ts';
 import { warmupCosine } from '../core/nn/schedules.ts';
-import { Trainer } from '../core/nn/trainer.ts';
 import type { ort } from '../core/nn/runtime.ts';
 import { createProgress } from '../core/progress.ts';
 import { LogReader } from '../datasets/logstore.ts';
 import type { TokenizerConfig } from './config.ts';
 import { codeUsage, kmeansCodebook, MemoryBank, reinitDeadCodes } from './quantizer.ts';
 import { randomAugment, sensorOrigin, sensorPoints } from './sweep.ts';
-import { buildTokenizerGraph } from './tokenizerGraph.ts';
+import { buildTokenizerGraph, createTokenizerTrainer } from './tokenizerGraph.ts';
 import { trainingFeeds, type TrainingExample } from './tokenizerFeeds.ts';
 import { exportTokenizer } from './tokenizerModel.ts';
 
@@ -126,26 +124,15 @@ export async function trainTokenizer(opts: TrainTokenizerOptions): Promise<Train
 
   const ps = new ParamStore({ seed: opts.seed });
   const tg = buildTokenizerGraph(ps, cfg);
-  const trainer = await Trainer.create(tg.graph, {
-    loss: tg.loss,
-    // Copilot4D: AdamW, weight decay 1e-4 (not on biases, norms, embeddings — the parameters' own flag).
-    optimizer: adamW({ weightDecay: 1e-4 }),
-    lr: warmupCosine({
+  const trainer = await createTokenizerTrainer(
+    tg,
+    warmupCosine({
       lr: opts.lr,
       warmupSteps: Math.min(200, opts.steps),
       totalSteps: opts.steps,
       minLr: opts.lr / 20,
     }),
-    clipGradNorm: 1,
-    outputs: {
-      depthL1: tg.outputs.depthL1,
-      vqLoss: tg.outputs.vqLoss,
-      surfaceLoss: tg.outputs.surfaceLoss,
-      occupancyLoss: tg.outputs.occupancyLoss,
-      codeIndex: tg.outputs.codeIndex,
-      zNorm: tg.outputs.zNorm,
-    },
-  });
+  );
   const evalSession = await GraphSession.create(tg.graph, {
     depth: tg.outputs.depth,
     codeIndex: tg.outputs.codeIndex,

@@ -6,7 +6,7 @@ import { Graph } from '../../core/nn/graph.ts';
 import { GraphSession } from '../../core/nn/graphSession.ts';
 import { tokenizerConfig } from '../../worldmodel/config.ts';
 import { raysFromPoints, regionExitM, sampleRays } from '../../worldmodel/rays.ts';
-import { renderDepth, type RayInputs } from '../../worldmodel/render.ts';
+import { rayInputs, renderDepth, type RayInputs } from '../../worldmodel/render.ts';
 import { voxelCentre } from '../../worldmodel/voxelize.ts';
 
 const cfg = tokenizerConfig({
@@ -28,13 +28,7 @@ async function render(density: Float32Array, dirs: number[][]): Promise<Float32A
   const r = sampleRays(cfg, rays(dirs));
   const g = new Graph();
   const S = r.samples;
-  const inp: RayInputs = {
-    corner: g.input('corner', ['rays', S, 8], 'int32'),
-    cornerWeight: g.input('corner_weight', ['rays', S, 8]),
-    sampleDepth: g.input('sample_depth', ['rays', S]),
-    inside: g.input('inside', ['rays', S]),
-    exit: g.input('exit', ['rays']),
-  };
+  const inp = rayInputs(g, S);
   const grid = g.input('density', [cells]);
   const out = renderDepth(grid, inp);
   const s = await GraphSession.create(g, { depth: out.depth }, { threads: 1 });

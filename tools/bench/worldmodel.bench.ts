@@ -7,10 +7,8 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { PointCloud } from '../../core/arrow/records.ts';
 import { TUNED_MALLOC_ENV } from '../../core/mallocEnv.ts';
-import { adamW } from '../../core/nn/optimizers.ts';
 import { ParamStore } from '../../core/nn/params.ts';
 import { Rng } from '../../core/rng.ts';
-import { Trainer } from '../../core/nn/trainer.ts';
 import { median } from '../../core/stats.ts';
 import { LogReader } from '../../datasets/logstore.ts';
 import { writeSyntheticLog } from '../../simulation/town/synthLog.ts';
@@ -18,7 +16,7 @@ import { DEFAULT_TOKENIZER_CONFIG, gridGeometry } from '../../worldmodel/config.
 import { raysFromPoints, samplesPerRay } from '../../worldmodel/rays.ts';
 import { randomAugment, sensorOrigin, sensorPoints } from '../../worldmodel/sweep.ts';
 import { trainingFeeds } from '../../worldmodel/tokenizerFeeds.ts';
-import { buildTokenizerGraph } from '../../worldmodel/tokenizerGraph.ts';
+import { buildTokenizerGraph, createTokenizerTrainer } from '../../worldmodel/tokenizerGraph.ts';
 import { exportTokenizer, Tokenizer } from '../../worldmodel/tokenizerModel.ts';
 import { createTokenizerNetwork } from '../../worldmodel/tokenizerNetwork.ts';
 import { voxelize, type SensorPoints } from '../../worldmodel/voxelize.ts';
@@ -170,21 +168,7 @@ async function trainStepFigure(dir: string): Promise<Figure> {
   const frames = await readFrames(dir);
   const ps = new ParamStore({ seed: B.seed });
   const tg = buildTokenizerGraph(ps, cfg);
-  const trainer = await Trainer.create(tg.graph, {
-    loss: tg.loss,
-    optimizer: adamW({ weightDecay: 1e-4 }),
-    lr: B.lr,
-    clipGradNorm: 1,
-    threads: B.threads,
-    outputs: {
-      depthL1: tg.outputs.depthL1,
-      vqLoss: tg.outputs.vqLoss,
-      surfaceLoss: tg.outputs.surfaceLoss,
-      occupancyLoss: tg.outputs.occupancyLoss,
-      codeIndex: tg.outputs.codeIndex,
-      zNorm: tg.outputs.zNorm,
-    },
-  });
+  const trainer = await createTokenizerTrainer(tg, B.lr, { threads: B.threads });
   const feedMs: number[] = [];
   const stepMs: number[] = [];
   let loss = 0;
