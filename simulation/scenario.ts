@@ -79,8 +79,13 @@ export interface Scenario {
   currentStep: number;
   map: RoadMap;
   agents: AgentTracks;
-  /** Row of the ego (self-driving) vehicle in `agents`. */
+  /** Row of the ego (self-driving) vehicle in `agents` (WOMD's `sdc_track_index`). */
   egoIndex: number;
+  /**
+   * Rows of the agents a benchmark scores besides the ego (WOMD's `tracks_to_predict`); absent when
+   * the source names none (then every controlled agent valid at the current step is scored).
+   */
+  tracksToPredict?: Int32Array;
   /** Agents the simulator (or a learned policy) controls; the rest replay the log. */
   controlled: Uint8Array;
   /** Per-agent goal position (x, y), NaN when none. */
