@@ -134,6 +134,7 @@ export function scenarioToJson(s: Scenario): Record<string, unknown> {
     num_steps: T,
     current_step: s.currentStep,
     ego_index: s.egoIndex,
+    ...(s.tracksToPredict ? { tracks_to_predict: Array.from(s.tracksToPredict) } : {}),
     agents: Array.from(a.ids, (id, i) => {
       const span = <A extends Float32Array | Uint8Array>(arr: A) =>
         Array.from(arr.subarray(i * T, (i + 1) * T));
@@ -289,6 +290,9 @@ export function scenarioFromJson(doc: unknown, file: string): Scenario {
     map,
     agents: tracks,
     egoIndex: num(d.ego_index ?? -1, 'ego_index'),
+    ...(d.tracks_to_predict === undefined
+      ? {}
+      : { tracksToPredict: Int32Array.from(nums(d.tracks_to_predict, 'tracks_to_predict')) }),
     controlled,
     goalX,
     goalY,

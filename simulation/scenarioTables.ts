@@ -182,6 +182,8 @@ export interface ScenarioHeader {
   dt_s: number;
   num_steps: number;
   current_step: number;
+  /** Rows of WOMD's tracks_to_predict (absent when the source names none). */
+  tracks_to_predict?: number[];
 }
 
 /** Agent tracks as AgentStates rows, agent-major (the memory order of Scenario.agents). */
@@ -232,6 +234,7 @@ export function scenarioToBatches(s: Scenario): Record<ScenarioTableName, Record
     dt_s: s.dtS,
     num_steps: s.numSteps,
     current_step: s.currentStep,
+    ...(s.tracksToPredict ? { tracks_to_predict: Array.from(s.tracksToPredict) } : {}),
   };
   const a = s.agents;
   const n = a.ids.length;
@@ -453,6 +456,9 @@ export function batchesToScenario(
     map,
     agents: tracks,
     egoIndex: ego.indexOf(1),
+    ...(Array.isArray(header.tracks_to_predict)
+      ? { tracksToPredict: Int32Array.from(header.tracks_to_predict) }
+      : {}),
     controlled: Uint8Array.from(controlled),
     goalX: Float32Array.from(gx),
     goalY: Float32Array.from(gy),

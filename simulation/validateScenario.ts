@@ -68,6 +68,8 @@ export function validateScenario(s: Scenario, where: string, opts: ValidateOptio
   }
   if (!Number.isInteger(s.egoIndex) || s.egoIndex < -1 || s.egoIndex >= n)
     fail(`ego_index ${s.egoIndex} is outside [-1, ${n})`);
+  for (const r of s.tracksToPredict ?? [])
+    if (!Number.isInteger(r) || r < 0 || r >= n) fail(`tracks_to_predict row ${r} is outside [0, ${n})`);
   let invalidated = 0;
   let anyValid = false;
   for (let k = 0; k < nt; k++) {

@@ -221,6 +221,10 @@ export function womdToScenario(w: WomdScenario, cfg: WomdImportConfig = DEFAULT_
     map,
     agents: a,
     egoIndex: w.sdcTrackIndex >= 0 && w.sdcTrackIndex < n ? w.sdcTrackIndex : -1,
+    // The agents the Sim Agents challenge scores besides the SDC (rows out of range are dropped).
+    tracksToPredict: Int32Array.from(
+      new Set(w.tracksToPredict.map((r) => r.trackIndex).filter((r) => r >= 0 && r < n)),
+    ),
     controlled,
     goalX,
     goalY,
@@ -338,7 +342,7 @@ export function scenarioToWomd(s: Scenario): WomdScenario {
     currentTimeIndex: s.currentStep,
     sdcTrackIndex: s.egoIndex,
     objectsOfInterest: [],
-    tracksToPredict: [],
+    tracksToPredict: Array.from(s.tracksToPredict ?? [], (trackIndex) => ({ trackIndex, difficulty: 0 })),
     tracks,
     lanes,
     features,
