@@ -1,6 +1,12 @@
 // DBSCAN-like clustering of non-ground points in linear time: points hashed into voxels, a voxel is
 // "core" when its 3×3×3 neighbourhood holds ≥ minPoints points, core voxels joined by union-find.
 import type { XYZ } from '../core/arrow/records.ts';
+import {
+  packVoxelKey as packKey,
+  VOXEL_XY_OFF as XY_OFF,
+  VOXEL_Z_OFF as Z_OFF,
+  VoxelTable,
+} from './voxelTable.ts';
 
 export interface ClusterConfig {
   /** Only points within this BEV distance of the vehicle origin are clustered (OYSTER's near range). */
@@ -33,73 +39,6 @@ export interface ClusterResult {
   /** Cluster index per point, −1 for noise, ground, out of range or non-finite. */
   labels: Int32Array;
   count: number;
-}
-
-// Voxel coordinates are packed into one 32-bit key: 12 bits x, 12 bits y, 8 bits z.
-const XY_OFF = 2048;
-const Z_OFF = 128;
-
-function packKey(ix: number, iy: number, iz: number): number {
-  return (ix + XY_OFF) | ((iy + XY_OFF) << 12) | ((iz + Z_OFF) << 24) | 0;
-}
-
-/** Open-addressing hash from packed voxel key to a dense voxel id; doubles when half full. */
-class VoxelTable {
-  private keys: Int32Array;
-  private ids: Int32Array;
-  private mask: number;
-  size = 0;
-
-  constructor(capacity = 4096) {
-    this.keys = new Int32Array(capacity);
-    this.ids = new Int32Array(capacity).fill(-1);
-    this.mask = capacity - 1;
-  }
-
-  private slot(key: number): number {
-    return (Math.imul(key, 0x9e3779b1) >>> 11) & this.mask;
-  }
-
-  /** Id of the key, inserting it (with the next id) if new. */
-  insert(key: number): number {
-    let h = this.slot(key);
-    for (;;) {
-      const id = this.ids[h];
-      if (id < 0) {
-        this.keys[h] = key;
-        this.ids[h] = this.size;
-        if (2 * ++this.size > this.keys.length) this.grow();
-        return this.size - 1;
-      }
-      if (this.keys[h] === key) return id;
-      h = (h + 1) & this.mask;
-    }
-  }
-
-  /** Id of the key, or −1. */
-  find(key: number): number {
-    let h = this.slot(key);
-    for (;;) {
-      const id = this.ids[h];
-      if (id < 0 || this.keys[h] === key) return id;
-      h = (h + 1) & this.mask;
-    }
-  }
-
-  private grow(): void {
-    const oldKeys = this.keys;
-    const oldIds = this.ids;
-    this.keys = new Int32Array(2 * oldKeys.length);
-    this.ids = new Int32Array(2 * oldKeys.length).fill(-1);
-    this.mask = this.keys.length - 1;
-    for (let i = 0; i < oldKeys.length; i++) {
-      if (oldIds[i] < 0) continue;
-      let h = this.slot(oldKeys[i]);
-      while (this.ids[h] >= 0) h = (h + 1) & this.mask;
-      this.keys[h] = oldKeys[i];
-      this.ids[h] = oldIds[i];
-    }
-  }
 }
 
 function findRoot(parent: Int32Array, a: number): number {

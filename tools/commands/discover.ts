@@ -1,11 +1,12 @@
 // `drivekit discover --log <log>`: unsupervised object discovery on a log (ground → clusters → boxes →
-// tracks → refinement), writing detections.arrow (raw per-sweep boxes) and tracks.arrow (refined) into it.
+// tracks → refinement) into detections.arrow and tracks.arrow; `--method dbscan` runs the classical baseline.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { InputError } from '../../core/errors.ts';
 import { createProgress } from '../../core/progress.ts';
 import { LogReader } from '../../datasets/logstore.ts';
+import { baselineLog, DEFAULT_BASELINE_CONFIG } from '../../perception/baseline.ts';
 import { DEFAULT_CLUSTER_CONFIG } from '../../perception/cluster.ts';
 import {
   discoverLog,
@@ -14,9 +15,11 @@ import {
   resolvePipelineConfig,
 } from '../../perception/discoverLog.ts';
 import { DEFAULT_REFINE_CONFIG } from '../../perception/refine.ts';
+import { intOption, numberOption } from '../numberOption.ts';
 
 interface DiscoverOptions {
   log: string;
+  method: string;
   range?: number;
   minTrack?: number;
   config?: string;
@@ -55,18 +58,26 @@ export function register(program: Command): void {
     .description('discover objects in a log without labels: writes detections.arrow and tracks.arrow into it')
     .requiredOption('--log <log>', 'log directory')
     .option(
+      '--method <name>',
+      "'discovery' (ground lines → clusters → boxes → tracks) or 'dbscan' (the classical baseline: RANSAC plane + DBSCAN + minimum-area rectangle, per sweep, written to dbscan.arrow)",
+      'discovery',
+    )
+    .option(
       '--range <m>',
       `clustering radius around the ego (default ${DEFAULT_CLUSTER_CONFIG.rangeM})`,
-      parseFloat,
+      numberOption('--range', { above: 0 }),
     )
     .option(
       '--min-track <frames>',
       `drop tracks seen in fewer frames (default ${DEFAULT_REFINE_CONFIG.minTrackFrames})`,
-      (v) => parseInt(v, 10),
+      intOption('--min-track', 1),
     )
     .option('--config <json>', 'pipeline config overrides: {ground, cluster, boxfit, tracker, refine}')
     .option('--json', 'print the summary as one JSON object')
     .action(async (opts: DiscoverOptions) => {
+      if (opts.method === 'dbscan') return runBaseline(opts);
+      if (opts.method !== 'discovery')
+        throw new InputError('--method', `'${opts.method}' is not 'discovery' or 'dbscan'`);
       const input = readPipelineConfig(opts.config);
       if (opts.range !== undefined) {
         if (!(opts.range > 0)) throw new InputError('--range', `must be a positive number of metres`);
@@ -103,4 +114,44 @@ export function register(program: Command): void {
         await log.close();
       }
     });
+}
+
+/** `--method dbscan`: the baseline's boxes of every sweep into the log's dbscan.arrow. */
+async function runBaseline(opts: DiscoverOptions): Promise<void> {
+  if (opts.minTrack !== undefined || opts.config !== undefined)
+    throw new InputError('--method', 'dbscan takes only --range (the baseline has no tracks and no config)');
+  if (opts.range !== undefined && !(opts.range > 0))
+    throw new InputError('--range', `must be a positive number of metres`);
+  const rangeM = opts.range ?? DEFAULT_BASELINE_CONFIG.rangeM;
+  const log = await LogReader.open(opts.log);
+  try {
+    const t0 = Date.now();
+    const bar = createProgress('dbscan', log.frameCount, { silent: opts.json });
+    let boxes;
+    try {
+      boxes = await baselineLog(log, { rangeM }, bar);
+    } finally {
+      bar.stop();
+    }
+    await log.writeBoxes('dbscan', boxes);
+    const file = path.join(opts.log, 'dbscan.arrow');
+    const summary = {
+      log: opts.log,
+      method: 'dbscan',
+      frames: log.frameCount,
+      boxes: boxes.cx.length,
+      boxesPerFrame: log.frameCount ? boxes.cx.length / log.frameCount : 0,
+      rangeM,
+      seconds: (Date.now() - t0) / 1000,
+      file,
+    };
+    process.stdout.write(
+      opts.json
+        ? JSON.stringify(summary) + '\n'
+        : `log              ${summary.log}\nmethod           dbscan baseline (RANSAC plane, DBSCAN eps ${DEFAULT_BASELINE_CONFIG.dbscan.epsM} m / ${DEFAULT_BASELINE_CONFIG.dbscan.minPoints} points, minimum-area rectangles, within ${rangeM} m)\n` +
+            `boxes            ${summary.boxes} (${summary.boxesPerFrame.toFixed(1)} per frame)\ntime             ${summary.seconds.toFixed(1)} s\nwrote            ${file}\n`,
+    );
+  } finally {
+    await log.close();
+  }
 }
