@@ -11,6 +11,7 @@ import { DEFAULT_DECODE_CONFIG } from '../../perception/detector/decode.ts';
 import { Detector } from '../../perception/detector/model.ts';
 import { detectLog } from '../../perception/selftrain.ts';
 import { upperMedianOfSorted } from '../../core/stats.ts';
+import { intOption, numberOption } from '../numberOption.ts';
 
 /** The model shipped with the repository (trained by `drivekit selftrain`, see docs/detector.md). */
 export const SHIPPED_MODEL = fileURLToPath(new URL('../../models/detector.onnx', import.meta.url));
@@ -27,16 +28,8 @@ interface DetectOptions {
   json?: boolean;
 }
 
-const positive = (name: string) => (v: string) => {
-  const x = Number(v);
-  if (!(x > 0)) throw new InputError(name, `must be a positive number, got '${v}'`);
-  return x;
-};
-const unit = (name: string) => (v: string) => {
-  const x = Number(v);
-  if (!(x >= 0 && x < 1)) throw new InputError(name, `must be in [0, 1), got '${v}'`);
-  return x;
-};
+const positive = (name: string) => numberOption(name, { above: 0 });
+const unit = (name: string) => numberOption(name, { min: 0, below: 1 });
 
 export function register(program: Command): void {
   program
@@ -56,7 +49,7 @@ export function register(program: Command): void {
       unit('--score'),
     )
     .option('--nms <iou>', `BEV IoU of rotated NMS (default ${DEFAULT_DECODE_CONFIG.nmsIou})`, unit('--nms'))
-    .option('--threads <n>', 'onnxruntime threads (default: all cores)', positive('--threads'))
+    .option('--threads <n>', 'onnxruntime threads (default: all cores)', intOption('--threads', 1))
     .option('--device <device>', "'cpu' or 'cuda' (needs onnxruntime's CUDA binaries)", 'cpu')
     .option('--json', 'print the summary as one JSON object')
     .action(async (opts: DetectOptions) => {

@@ -8,6 +8,7 @@ import { LogReader } from '../../datasets/logstore.ts';
 import { DEFAULT_AP_CONFIG } from '../../perception/eval/ap.ts';
 import { readBoxSource } from '../../perception/eval/boxSources.ts';
 import { evaluateBoxes, formatEvalReport } from '../../perception/eval/evaluate.ts';
+import { intOption, numberOption } from '../numberOption.ts';
 
 interface EvalOptions {
   pred: string;
@@ -54,12 +55,12 @@ export function register(program: Command): void {
     .option(
       '--fov <deg>',
       'score only boxes within ±deg/2 of straight ahead (camera-labelled sets like KITTI)',
-      parseFloat,
+      numberOption('--fov', { above: 0, max: 360 }),
     )
     .option(
       '--min-gt-points <n>',
       `ground truth with fewer LiDAR points is ignored (default ${DEFAULT_AP_CONFIG.minGtPoints})`,
-      (v) => parseInt(v, 10),
+      intOption('--min-gt-points', 0),
     )
     .option(
       '--classes <list>',
@@ -68,7 +69,7 @@ export function register(program: Command): void {
     .option(
       '--dtc-score <s>',
       'score threshold of detections for DTC (default: best-F1 threshold at BEV IoU 0.3)',
-      parseFloat,
+      numberOption('--dtc-score'),
     )
     .option('--json', 'print one JSON object')
     .action(async (opts: EvalOptions) => {

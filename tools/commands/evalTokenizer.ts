@@ -1,13 +1,13 @@
 // `drivekit eval-tokenizer --log <log> [--model <dir>] --json`: how well the tokenizer reconstructs a log's
 // sweeps — depth L1 along the sweep's own rays, share within 1 m, squared Chamfer, codebook usage.
 import type { Command } from 'commander';
-import { InputError } from '../../core/errors.ts';
 import { createProgress, setProgressSilent } from '../../core/progress.ts';
 import { LogReader } from '../../datasets/logstore.ts';
 import { reconstructFrame, TokenizerScore } from '../../worldmodel/evalTokenizer.ts';
 import { sensorOrigin } from '../../worldmodel/sweep.ts';
 import { Tokenizer } from '../../worldmodel/tokenizerModel.ts';
 import { SHIPPED_TOKENIZER } from './tokenize.ts';
+import { intOption } from '../numberOption.ts';
 
 interface Options {
   log: string;
@@ -41,9 +41,7 @@ export function register(program: Command): void {
       if (opts.json) setProgressSilent(true);
       let n: number | undefined;
       if (opts.frames !== undefined) {
-        n = Number(opts.frames);
-        if (!Number.isInteger(n) || n < 1)
-          throw new InputError('--frames', `must be a whole number ≥ 1, got '${opts.frames}'`);
+        n = intOption('--frames', 1)(opts.frames);
       }
       const log = await LogReader.open(opts.log);
       const tok = await Tokenizer.load(opts.model);

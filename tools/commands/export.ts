@@ -16,6 +16,7 @@ import { scenarioToWomd } from '../../simulation/import/womdScenario.ts';
 import type { Scenario } from '../../simulation/scenario.ts';
 import { saveScenario } from '../../simulation/scenarioIo.ts';
 import { scenarioToAgentStates } from '../../simulation/scenarioTables.ts';
+import { intOption } from '../numberOption.ts';
 
 export const EXPORT_FORMATS = ['arrow', 'parquet', 'json', 'womd'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -97,10 +98,12 @@ export function register(program: Command): void {
     .option('--out <dir>', 'output directory (default <rollouts>/export-<format>)')
     .option('--lidar', "also render the ego's LiDAR over each rollout into a log (frames, poses, box labels)")
     .option('--lidar-model <model>', LIDAR_MODELS.join(' | '), 'hdl64')
-    .option('--lidar-frames <n>', 'frames per scenario from the current step (default: to the end)', (v) =>
-      parseInt(v, 10),
+    .option(
+      '--lidar-frames <n>',
+      'frames per scenario from the current step (default: to the end)',
+      intOption('--lidar-frames', 1),
     )
-    .option('--workers <n>', 'LiDAR worker threads (0 = this thread)', (v) => parseInt(v, 10), 0)
+    .option('--workers <n>', 'LiDAR worker threads (0 = this thread)', intOption('--workers', 0), 0)
     .option('--json', 'print a JSON summary')
     .action(async (opts: ExportOptions) => {
       const r = await runExport(opts);

@@ -10,6 +10,7 @@ import { AGENTS } from '../../simulation/agents/registry.ts';
 import { generateLongtail, LONGTAIL_KINDS } from '../../simulation/longtail/generate.ts';
 import { rolloutScenarios } from '../../simulation/rollout.ts';
 import { saveScenario } from '../../simulation/scenarioIo.ts';
+import { intOption } from '../numberOption.ts';
 
 export interface LongtailOptions {
   kind: string;
@@ -101,8 +102,8 @@ export function register(program: Command): void {
       'generate hard but solvable scenarios (oracle-checked) and score the built-in agents on them',
     )
     .requiredOption('--kind <kind>', `${Object.keys(LONGTAIL_KINDS).join(' | ')} | all`)
-    .option('--count <n>', 'scenarios per kind', (v) => parseInt(v, 10), 20)
-    .option('--seed <s>', 'random seed', (v) => parseInt(v, 10), 1)
+    .option('--count <n>', 'scenarios per kind', intOption('--count', 1), 20)
+    .option('--seed <s>', 'random seed', intOption('--seed', 0), 1)
     .option('--out <dir>', 'output directory (a scenario directory per scenario, per kind)', 'out/longtail')
     .option('--json', 'print the per-kind reports as JSON')
     .action((opts: LongtailOptions) => {

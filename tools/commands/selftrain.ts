@@ -17,6 +17,7 @@ import {
 } from '../../perception/selftrain.ts';
 import { formatSelfTrainTable } from '../report/selftrainTable.ts';
 import { fillGtPointCounts } from './eval.ts';
+import { intOption, numberOption } from '../numberOption.ts';
 
 interface SelfTrainOptions {
   log: string[];
@@ -64,17 +65,8 @@ function readConfigFile(file: string | undefined): SelfTrainConfigFile {
   }
 }
 
-const int = (name: string, min: number) => (v: string) => {
-  const x = Number(v);
-  if (!Number.isInteger(x) || x < min)
-    throw new InputError(name, `must be a whole number ≥ ${min}, got '${v}'`);
-  return x;
-};
-const positive = (name: string) => (v: string) => {
-  const x = Number(v);
-  if (!(x > 0)) throw new InputError(name, `must be a positive number, got '${v}'`);
-  return x;
-};
+const int = (name: string, min: number) => intOption(name, min);
+const positive = (name: string) => numberOption(name, { above: 0 });
 
 /** The self-training config from the defaults, a config file and the command-line options. */
 export function selfTrainConfigFrom(opts: SelfTrainOptions): SelfTrainConfig {

@@ -15,6 +15,7 @@ import { rolloutScenarios, rolloutToAgentStates } from '../../simulation/rollout
 import { saveScenario } from '../../simulation/scenarioIo.ts';
 import { loadScenarios } from '../../simulation/scenarioSources.ts';
 import { formatMetricTable, jsonWithNulls, METRIC_COLUMNS } from '../report/simMetrics.ts';
+import { intOption } from '../numberOption.ts';
 
 export interface SimOptions {
   scenarios: string;
@@ -101,7 +102,7 @@ export function register(program: Command): void {
       "agents driven: 'scenario' (its controlled flags) or 'all' present at the current step",
       'scenario',
     )
-    .option('--limit <n>', 'simulate only the first n scenarios', (v) => parseInt(v, 10))
+    .option('--limit <n>', 'simulate only the first n scenarios', intOption('--limit', 1))
     .option('--json', 'print {"scenarios","agents","mean":{…}} as one JSON line')
     .action(async (opts: SimOptions) => {
       if (opts.control !== 'scenario' && opts.control !== 'all')

@@ -7,6 +7,7 @@ import { coreCount } from '../../core/workers.ts';
 import { LIDAR_MODELS, type LidarModel } from '../../simulation/lidar/beams.ts';
 import { writeSyntheticLog } from '../../simulation/town/synthLog.ts';
 import { upperMedianOfSorted } from '../../core/stats.ts';
+import { intOption } from '../numberOption.ts';
 
 interface SynthCliOptions {
   frames: string;
@@ -22,10 +23,7 @@ interface SynthCliOptions {
 }
 
 function positiveInt(flag: string, value: string, min = 1): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min)
-    throw new InputError(flag, `must be an integer ≥ ${min}, got '${value}'`);
-  return n;
+  return intOption(flag, min)(value);
 }
 
 export function register(program: Command): void {

@@ -12,6 +12,7 @@ import {
   type TokenizerConfig,
 } from '../../worldmodel/config.ts';
 import { DEFAULT_TRAIN_TOKENIZER, trainTokenizer } from '../../worldmodel/trainTokenizer.ts';
+import { numberOption } from '../numberOption.ts';
 
 interface Options {
   log: string[];
@@ -28,13 +29,7 @@ interface Options {
 }
 
 function num(flag: string, v: string, opts: { int?: boolean; min?: number } = {}): number {
-  const x = Number(v);
-  if (!Number.isFinite(x) || (opts.int && !Number.isInteger(x)) || x < (opts.min ?? -Infinity))
-    throw new InputError(
-      flag,
-      `must be ${opts.int ? 'a whole number' : 'a number'} ≥ ${opts.min ?? '−∞'}, got '${v}'`,
-    );
-  return x;
+  return numberOption(flag, { integer: opts.int, min: opts.min })(v);
 }
 
 /** The config from the defaults (or the paper's scale) and a JSON override (inline or a file). */

@@ -1,9 +1,10 @@
 // The options every `drivekit stage` shares (endpoints, high-water marks, linger, CURVE keys, remote
 // binds, --json) and the run wrapper: signals → clean stop, addresses on stderr, one summary at the end.
-import { type Command, InvalidArgumentError } from 'commander';
+import type { Command } from 'commander';
 import { readKeyFile, resolveServerKey, type CurveConfig } from '../../core/stream/curve.ts';
 import { ENDPOINT_HELP } from '../../core/stream/endpoint.ts';
 import { onShutdownSignals } from '../../core/stream/shutdown.ts';
+import { anonymousNumberOption } from '../numberOption.ts';
 import { DEFAULT_SOCKET_CONFIG, type SocketConfig } from '../../core/stream/sockets.ts';
 import {
   DEFAULT_DRAIN_MS,
@@ -22,21 +23,11 @@ export interface StreamCliOptions {
   json?: boolean;
 }
 
-export function intOption(min: number) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`expected an integer ≥ ${min}`);
-    return n;
-  };
-}
+/** A whole number ≥ min (tools/numberOption.ts: strict, commander names the option on failure). */
+export const intOption = (min: number) => anonymousNumberOption({ integer: true, min });
 
-export function numberOption(min: number) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!Number.isFinite(n) || n < min) throw new InvalidArgumentError(`expected a number ≥ ${min}`);
-    return n;
-  };
-}
+/** A number ≥ min (tools/numberOption.ts). */
+export const numberOption = (min: number) => anonymousNumberOption({ min });
 
 /** Adds the shared socket options and the endpoint syntax to a stage command's help. */
 export function addStreamOptions(cmd: Command): Command {
