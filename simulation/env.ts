@@ -99,11 +99,23 @@ export class SimEnv {
 
   /** Where scenario s starts in `record`. */
   readonly scenarioRecordBase: Int32Array;
+  /**
+   * Rollout index of each scenario slot: N seeded rollouts of a scenario are N copies of it in one
+   * batch, told apart by this index (stochastic agents draw from it; all 0 by default).
+   */
+  readonly rollout: Int32Array;
   private readonly grid = new SpatialGrid();
   private readonly scenarioActive: Uint8Array;
 
-  constructor(scenarios: readonly Scenario[], config: Partial<EnvConfig> = {}) {
+  constructor(
+    scenarios: readonly Scenario[],
+    config: Partial<EnvConfig> = {},
+    rollout: ArrayLike<number> = new Int32Array(scenarios.length),
+  ) {
     if (scenarios.length === 0) throw new Error('SimEnv: no scenarios');
+    if (rollout.length !== scenarios.length)
+      throw new Error(`SimEnv: ${rollout.length} rollout indices for ${scenarios.length} scenarios`);
+    this.rollout = Int32Array.from(rollout);
     this.scenarios = scenarios;
     this.config = { ...DEFAULT_ENV, ...config };
     this.dtS = scenarios[0].dtS;

@@ -1,11 +1,17 @@
-// Closed-loop rollouts of a policy over many scenarios, batched into environments of bounded size:
-// the recorded trajectories (as AgentStates rows) and the metrics of every scenario.
+// Closed-loop rollouts of a policy over many scenarios, batched into environments of bounded size (N
+// seeded rollouts of a scenario are N copies of it in a batch): trajectories and metrics of each scenario.
 import type { AgentStates } from '../core/arrow/records.ts';
 import { InputError } from '../core/errors.ts';
 import { type Policy, runPolicy } from './agents/policy.ts';
 import { type EnvConfig, SimEnv } from './env.ts';
-import { evaluatedAgents, type ScenarioMetrics, scenarioMetrics } from './metrics/scenarioMetrics.ts';
-import type { Scenario } from './scenario.ts';
+import {
+  evaluatedAgents,
+  meanMetrics,
+  type ScenarioMetrics,
+  scenarioMetrics,
+} from './metrics/scenarioMetrics.ts';
+import { allocateScenarioRollouts, type ScenarioRollouts } from './metrics/wosac/rollouts.ts';
+import type { AgentTracks, Scenario } from './scenario.ts';
 import { scenarioToAgentStates } from './scenarioTables.ts';
 import { SpatialGrid } from './spatialGrid.ts';
 
@@ -13,15 +19,27 @@ export interface RolloutOptions {
   /** Agents per environment batch: scenarios are grouped up to this many agents. */
   batchAgents?: number;
   env?: Partial<EnvConfig>;
-  /** Called after each batch with the number of scenarios done. */
+  /** Called after each batch with the number of scenarios done (all their rollouts run). */
   onProgress?: (done: number) => void;
+  /** Rollouts per scenario (default 1); the policy tells them apart by env.rollout. */
+  rollouts?: number;
+  /** Keep every rollout's tracks in `allTracks` (default false: only rollout 0's, in `tracks`). */
+  keepAllTracks?: boolean;
 }
 
 export interface ScenarioRollout {
   scenario: Scenario;
-  /** The rollout in the scenario's track layout (history from the log, future simulated). */
-  tracks: Scenario['agents'];
+  /** Rollout 0 in the scenario's track layout (history from the log, future simulated). */
+  tracks: AgentTracks;
+  /** Every rollout's tracks (when asked for with keepAllTracks), rollout n at index n. */
+  allTracks?: AgentTracks[];
+  /** The rollout metrics, means over the rollouts. */
   metrics: ScenarioMetrics;
+  /**
+   * The future of every agent valid at the current step in every rollout (the Sim Agents layout); an
+   * agent the policy lets go invalid (log replay) holds its last valid pose.
+   */
+  samples: ScenarioRollouts;
 }
 
 /** Group scenarios into batches of about `maxAgents` agents (a scenario is never split). */
@@ -64,14 +82,30 @@ export function rolloutScenarios(
         `scenario '${s.id}': no controlled agent is valid at the current step ${s.currentStep}`,
       );
   });
-  const out: ScenarioRollout[] = [];
+  const N = opts.rollouts ?? 1;
+  if (!Number.isInteger(N) || N < 1)
+    throw new InputError('--rollouts', `must be a whole number ≥ 1, got ${N}`);
   const grid = new SpatialGrid();
-  for (const batch of batchScenarios(scenarios, opts.batchAgents ?? 20_000)) {
-    const env = new SimEnv(batch, opts.env);
+  const samples = scenarios.map((s) => allocateScenarioRollouts(s, N));
+  const perRollout = scenarios.map(() => new Array<ScenarioMetrics>(N));
+  const tracksOf = scenarios.map(() => new Array<AgentTracks>(N));
+  // Copies are batched like scenarios: a scenario's rollouts may span batches (each copy stands alone).
+  const copies = scenarios.flatMap((s, si) =>
+    Array.from({ length: N }, (_, n) => ({ agents: s.agents, si, n })),
+  );
+  const left = Int32Array.from(scenarios, () => N);
+  let done = 0;
+  for (const batch of batchScenarios(copies, opts.batchAgents ?? 20_000)) {
+    const env = new SimEnv(
+      batch.map((c) => scenarios[c.si]),
+      opts.env,
+      batch.map((c) => c.n),
+    );
     runPolicy(env, makePolicy());
-    batch.forEach((s, i) => {
+    batch.forEach(({ si, n }, i) => {
+      const s = scenarios[si];
       const r = env.rolloutOf(i);
-      const tracks = {
+      const tracks: AgentTracks = {
         ...s.agents,
         x: r.x.slice(),
         y: r.y.slice(),
@@ -81,11 +115,39 @@ export function rolloutScenarios(
         vy: r.vy.slice(),
         valid: r.valid.slice(),
       };
-      out.push({ scenario: s, tracks, metrics: scenarioMetrics(s, tracks, grid) });
+      fillSamples(s, tracks, samples[si], n);
+      perRollout[si][n] = scenarioMetrics(s, tracks, grid);
+      if (n === 0 || opts.keepAllTracks) tracksOf[si][n] = tracks;
+      if (--left[si] === 0) done++;
     });
-    opts.onProgress?.(out.length);
+    opts.onProgress?.(done);
   }
-  return out;
+  return scenarios.map((s, si) => ({
+    scenario: s,
+    tracks: tracksOf[si][0],
+    ...(opts.keepAllTracks ? { allTracks: tracksOf[si] } : {}),
+    metrics: N === 1 ? perRollout[si][0] : { ...meanMetrics(perRollout[si]), scenario: s.id },
+    samples: samples[si],
+  }));
+}
+
+/** Copy rollout n's future of the simulated agents into `out`, holding the last valid pose. */
+function fillSamples(s: Scenario, tr: AgentTracks, out: ScenarioRollouts, n: number): void {
+  const A = out.agentRows.length;
+  const T = out.numFutureSteps;
+  for (let a = 0; a < A; a++) {
+    const base = out.agentRows[a] * s.numSteps + s.currentStep;
+    let last = base;
+    for (let t = 0; t < T; t++) {
+      const k = base + 1 + t;
+      if (tr.valid[k]) last = k;
+      const o = (n * A + a) * T + t;
+      out.x[o] = tr.x[last];
+      out.y[o] = tr.y[last];
+      out.z[o] = tr.z[last];
+      out.yaw[o] = tr.yaw[last];
+    }
+  }
 }
 
 /** A rollout as AgentStates rows (agent-major, every step of every agent, invalid ones included). */

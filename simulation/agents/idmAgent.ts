@@ -116,7 +116,10 @@ export class IdmPolicy implements Policy {
   lane = new Int32Array(0);
   private seg = new Int32Array(0);
   private next = new Int32Array(0);
-  private desired = new Float64Array(0);
+  /** Desired speed of each agent (m/s), set by reset(); the stochastic form rescales it. */
+  desired = new Float64Array(0);
+  /** Per-agent IDM parameters (the stochastic form samples them), or null: cfg.idm for every agent. */
+  agentIdm: ((g: number, idm: IdmConfig) => void) | null = null;
   private cooldown = new Float64Array(0);
   private cvx = new Float64Array(0);
   private cvy = new Float64Array(0);
@@ -302,6 +305,7 @@ export class IdmPolicy implements Policy {
     this.planAhead(env, g, li);
     const cfg = this.cfg;
     const idm = this.idm;
+    this.agentIdm?.(g, idm);
     idm.desiredSpeedMps = Math.max(st.v0, 0.01);
     st.accel =
       st.v0 <= 0 ? -cfg.idm.comfortDecelMps2 * Math.min(1, st.v) : idmAcceleration(idm, st.v, Infinity);

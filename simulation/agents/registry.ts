@@ -1,11 +1,38 @@
-// The built-in traffic agents by name, as the CLI and benchmarks select them.
+// The built-in traffic agents by name, as the CLI and benchmarks select them: each in its deterministic
+// form, or its stochastic one (sampled parameters, action noise) when given a seed.
 import { ConstantVelocityPolicy } from './constantVelocity.ts';
 import { IdmPolicy } from './idmAgent.ts';
 import type { Policy } from './policy.ts';
 import { LogReplayPolicy } from './replay.ts';
+import { StandStillPolicy } from './standStill.ts';
+import { NoisyPolicy, stochasticIdm } from './stochastic.ts';
 
-export const AGENTS: Record<string, () => Policy> = {
+export interface AgentOptions {
+  /** Seed of the stochastic form; absent: the deterministic form. Replay is the log either way. */
+  seed?: number;
+}
+
+export type AgentFactory = (opts?: AgentOptions) => Policy;
+
+export const AGENTS: Record<string, AgentFactory> = {
   replay: () => new LogReplayPolicy(),
-  cv: () => new ConstantVelocityPolicy(),
-  idm: () => new IdmPolicy(),
+  cv: (o = {}) =>
+    o.seed === undefined
+      ? new ConstantVelocityPolicy()
+      : new NoisyPolicy(new ConstantVelocityPolicy(), o.seed),
+  idm: (o = {}) => (o.seed === undefined ? new IdmPolicy() : stochasticIdm(o.seed)),
 };
+
+/** Deliberately broken agents: sanity rows of the metric tables, never in the loops over AGENTS. */
+export const SANITY_AGENTS: Record<string, AgentFactory> = {
+  still: () => new StandStillPolicy(),
+};
+
+/** An agent of either table by name, or undefined. */
+export function agentByName(name: string): AgentFactory | undefined {
+  return Object.hasOwn(AGENTS, name)
+    ? AGENTS[name]
+    : Object.hasOwn(SANITY_AGENTS, name)
+      ? SANITY_AGENTS[name]
+      : undefined;
+}
