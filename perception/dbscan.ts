@@ -122,6 +122,9 @@ export function dbscan(pts: XYZ, mask: Uint8Array | null, config: Partial<Dbscan
     const py = sy[p];
     const pz = sz[p];
     const c = cellOfSorted[p];
+    // p's root stays the root (other roots are attached under it): most neighbours of a dense object
+    // already point straight at it after a few unions, so one read skips them.
+    const rp = findRoot(parent, p);
     for (let k = 27 * c, end = k + 27; k < end; k++) {
       const u = nbr[k];
       if (u < c) continue; // −1, or a cell whose points come before p's (their pairs were seen from there)
@@ -131,9 +134,11 @@ export function dbscan(pts: XYZ, mask: Uint8Array | null, config: Partial<Dbscan
         const dy = sy[q] - py;
         const dz = sz[q] - pz;
         if (dx * dx + dy * dy + dz * dz > eps2) continue;
-        const ra = findRoot(parent, p);
+        if (parent[q] === rp) continue;
         const rb = findRoot(parent, q);
-        if (ra !== rb) parent[rb] = ra;
+        if (rb === rp) continue;
+        parent[rb] = rp;
+        parent[q] = rp;
       }
     }
   }

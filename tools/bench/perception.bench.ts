@@ -21,7 +21,7 @@ import { median } from '../../core/stats.ts';
 export const PERCEPTION_BENCH = { reps: 30, warmup: 10, trackFrames: 100, trackObjects: 100 };
 
 /** The real KITTI sweep 0048/0000000000 (about 120k points). */
-function kittiSweep(): XYZ {
+export function kittiSweep(): XYZ {
   const file = realData('kitti-0048', '0000000000.pcd');
   if (!fs.existsSync(file)) throw new Error(`${file} not found: the benchmark needs ../shared/data`);
   return decodePcd(fs.readFileSync(file), file).points;
