@@ -75,10 +75,10 @@ function checkField(
   }
   const r = (range ?? {}) as FieldRange;
   if (value === null) {
-    if (!(def === null || r.nullable)) problems.push(`${where} must not be null`);
+    if (!(def === null || def === undefined || r.nullable)) problems.push(`${where} must not be null`);
     return;
   }
-  const want = def === null ? r.type : typeName(def);
+  const want = def === null || def === undefined ? r.type : typeName(def);
   if (want && typeName(value) !== want) {
     problems.push(`${where} must be a ${want}, got ${shown(value)}`);
     return;
@@ -101,7 +101,8 @@ function checkObject(
   prefix: string,
   problems: string[],
 ): void {
-  const known = Object.keys(defaults);
+  // Optional fields absent from the defaults are known by their range entry (which gives their type).
+  const known = [...new Set([...Object.keys(defaults), ...Object.keys(ranges ?? {})])];
   for (const [k, v] of Object.entries(value)) {
     if (!known.includes(k)) {
       problems.push(`unknown key '${prefix}${k}' (known: ${known.join(', ')})`);

@@ -5,6 +5,7 @@ import { convexHull } from '../core/geometry/polygon.ts';
 import { hullExtents, minAreaRect, type Rect2, rectFromExtents } from '../core/geometry/minAreaRect.ts';
 import type { ClusterResult } from './cluster.ts';
 import { groundHeightAt, type GroundModel } from './ground.ts';
+import type { ConfigRanges } from '../core/configSchema.ts';
 
 export interface BoxFitConfig {
   /** 'closeness': hull-edge directions scored on area + closenessWeight·mean edge distance; 'minArea': smallest rectangle. */
@@ -49,6 +50,22 @@ export const DEFAULT_BOXFIT_CONFIG: BoxFitConfig = {
   maxBottomAboveGroundM: 1,
   extendToGround: true,
   scoreHalfPoints: 30,
+};
+
+/** Allowed values of each field (core/configSchema.ts checks user overrides against them). */
+export const BOXFIT_CONFIG_RANGES: ConfigRanges<BoxFitConfig> = {
+  method: { oneOf: ['closeness', 'minArea'] },
+  closenessWeight: { min: 0 },
+  trimBottomM: { min: 0 },
+  maxScorePoints: { integer: true, min: 1 },
+  minPoints: { integer: true, min: 1 },
+  minHeightM: { min: 0 },
+  maxHeightM: { above: 0 },
+  maxLengthM: { above: 0 },
+  maxWidthM: { above: 0 },
+  minVolumeM3: { min: 0 },
+  maxVolumeM3: { above: 0 },
+  scoreHalfPoints: { above: 0 },
 };
 
 export interface BoxFitStats {

@@ -7,6 +7,7 @@ import {
   VOXEL_Z_OFF as Z_OFF,
   VoxelTable,
 } from './voxelTable.ts';
+import type { ConfigRanges } from '../core/configSchema.ts';
 
 export interface ClusterConfig {
   /** Only points within this BEV distance of the vehicle origin are clustered (OYSTER's near range). */
@@ -33,6 +34,15 @@ export const DEFAULT_CLUSTER_CONFIG: ClusterConfig = {
   egoMinXM: -2.5,
   egoMaxXM: 2.5,
   egoHalfWidthM: 1.2,
+};
+
+/** Allowed values of each field (core/configSchema.ts checks user overrides against them). */
+export const CLUSTER_CONFIG_RANGES: ConfigRanges<ClusterConfig> = {
+  rangeM: { above: 0 },
+  voxelM: { above: 0 },
+  voxelZM: { above: 0 },
+  minPoints: { integer: true, min: 1 },
+  egoHalfWidthM: { min: 0 },
 };
 
 export interface ClusterResult {

@@ -1,16 +1,34 @@
 // Object discovery on one sweep (OYSTER's seed labels): ground removal → near-range clustering → merging
 // of line-of-sight fragments → box fitting, with one typed config that gathers the modules' configs.
 import type { Boxes, XYZ } from '../core/arrow/records.ts';
-import { fitBoxes, type BoxFitConfig, type BoxFitStats, DEFAULT_BOXFIT_CONFIG } from './boxfit.ts';
-import { clusterPoints, type ClusterConfig, DEFAULT_CLUSTER_CONFIG } from './cluster.ts';
-import { DEFAULT_FRAGMENT_CONFIG, type FragmentConfig, mergeLineOfSightFragments } from './fragments.ts';
+import {
+  BOXFIT_CONFIG_RANGES,
+  fitBoxes,
+  type BoxFitConfig,
+  type BoxFitStats,
+  DEFAULT_BOXFIT_CONFIG,
+} from './boxfit.ts';
+import {
+  CLUSTER_CONFIG_RANGES,
+  clusterPoints,
+  type ClusterConfig,
+  DEFAULT_CLUSTER_CONFIG,
+} from './cluster.ts';
+import {
+  DEFAULT_FRAGMENT_CONFIG,
+  FRAGMENT_CONFIG_RANGES,
+  type FragmentConfig,
+  mergeLineOfSightFragments,
+} from './fragments.ts';
 import {
   DEFAULT_GROUND_CONFIG,
   flatGroundModel,
+  GROUND_CONFIG_RANGES,
   type GroundConfig,
   type GroundModel,
   segmentGround,
 } from './ground.ts';
+import type { ConfigRanges } from '../core/configSchema.ts';
 
 export interface DiscoverConfig {
   ground: GroundConfig;
@@ -30,6 +48,16 @@ export const DEFAULT_DISCOVER_CONFIG: DiscoverConfig = {
   boxfit: DEFAULT_BOXFIT_CONFIG,
   minSweepPoints: 50,
   maxHeightAboveGroundM: 4,
+};
+
+/** Allowed values of each field (core/configSchema.ts checks user overrides against them). */
+export const DISCOVER_CONFIG_RANGES: ConfigRanges<DiscoverConfig> = {
+  ground: GROUND_CONFIG_RANGES,
+  cluster: CLUSTER_CONFIG_RANGES,
+  fragments: FRAGMENT_CONFIG_RANGES,
+  boxfit: BOXFIT_CONFIG_RANGES,
+  minSweepPoints: { integer: true, min: 0 },
+  maxHeightAboveGroundM: { above: 0 },
 };
 
 /** Partial configs merged over the defaults, one level deep. */

@@ -4,14 +4,23 @@ import { type Boxes, concatBoxes } from '../core/arrow/records.ts';
 import type { Progress } from '../core/progress.ts';
 import type { LogReader } from '../datasets/logstore.ts';
 import {
+  DEFAULT_DISCOVER_CONFIG,
+  DISCOVER_CONFIG_RANGES,
   type DiscoverConfig,
   type DiscoverConfigInput,
   discoverSweep,
   resolveDiscoverConfig,
 } from './discover.ts';
-import { DEFAULT_REFINE_CONFIG, refineTracks, type RefineConfig, type RefineStats } from './refine.ts';
+import {
+  DEFAULT_REFINE_CONFIG,
+  REFINE_CONFIG_RANGES,
+  refineTracks,
+  type RefineConfig,
+  type RefineStats,
+} from './refine.ts';
 import type { SequenceInput } from './sequence.ts';
-import { DEFAULT_TRACKER_CONFIG, trackBoxes, type TrackerConfig } from './track.ts';
+import { DEFAULT_TRACKER_CONFIG, TRACKER_CONFIG_RANGES, trackBoxes, type TrackerConfig } from './track.ts';
+import type { ConfigRanges } from '../core/configSchema.ts';
 
 export interface PipelineConfig {
   sweep: DiscoverConfig;
@@ -23,6 +32,20 @@ export interface PipelineConfigInput extends DiscoverConfigInput {
   tracker?: Partial<TrackerConfig>;
   refine?: Partial<RefineConfig>;
 }
+
+/** A pipeline override's shape at its defaults ({ground, cluster, …, tracker, refine}), for validation. */
+export const DEFAULT_PIPELINE_INPUT = {
+  ...DEFAULT_DISCOVER_CONFIG,
+  tracker: DEFAULT_TRACKER_CONFIG,
+  refine: DEFAULT_REFINE_CONFIG,
+};
+
+/** Allowed values of a pipeline override's fields (each module's ranges). */
+export const PIPELINE_INPUT_RANGES: ConfigRanges<typeof DEFAULT_PIPELINE_INPUT> = {
+  ...DISCOVER_CONFIG_RANGES,
+  tracker: TRACKER_CONFIG_RANGES,
+  refine: REFINE_CONFIG_RANGES,
+};
 
 export function resolvePipelineConfig(input: PipelineConfigInput = {}): PipelineConfig {
   return {

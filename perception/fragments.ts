@@ -3,6 +3,7 @@
 import type { ClusterResult } from './cluster.ts';
 import type { XYZ } from '../core/arrow/records.ts';
 import { fastAtan2 } from '../core/geometry/fastAtan2.ts';
+import type { ConfigRanges } from '../core/configSchema.ts';
 
 export interface FragmentConfig {
   /** Off: clusters pass unchanged. */
@@ -20,6 +21,13 @@ export const DEFAULT_FRAGMENT_CONFIG: FragmentConfig = {
   maxRangeGapM: 1.2,
   minAngularOverlap: 0.5,
   maxUnionSizeM: 6,
+};
+
+/** Allowed values of each field (core/configSchema.ts checks user overrides against them). */
+export const FRAGMENT_CONFIG_RANGES: ConfigRanges<FragmentConfig> = {
+  maxRangeGapM: { min: 0 },
+  minAngularOverlap: { min: 0, max: 1 },
+  maxUnionSizeM: { above: 0 },
 };
 
 /**

@@ -3,6 +3,7 @@
 import type { XYZ } from '../core/arrow/records.ts';
 import { fastAtan2 } from '../core/geometry/fastAtan2.ts';
 import { fitNearPlane } from './planeFit.ts';
+import type { ConfigRanges } from '../core/configSchema.ts';
 
 export interface GroundConfig {
   /** Angular segments around the vehicle (CPD: 150). */
@@ -79,6 +80,27 @@ export const DEFAULT_GROUND_CONFIG: GroundConfig = {
   maxStepUpM: 0.25,
   windowM: 8,
   minRangeM: 2.5,
+};
+
+/** Allowed values of each field (core/configSchema.ts checks user overrides against them). */
+export const GROUND_CONFIG_RANGES: ConfigRanges<GroundConfig> = {
+  segments: { integer: true, min: 1 },
+  bins: { integer: true, min: 1 },
+  maxRangeM: { above: 0 },
+  maxDistToLineM: { above: 0 },
+  maxStartHeightM: { min: 0 },
+  planeRangeM: { above: 0 },
+  planeInlierTolM: { above: 0 },
+  planeRansacIterations: { integer: true, min: 1 },
+  planeInlierSample: { integer: true, min: 1 },
+  planeMinPrototypes: { integer: true, min: 1 },
+  planeFallbackQuantile: { min: 0, max: 1 },
+  maxSlope: { min: 0 },
+  slackPerM: { min: 0 },
+  maxStepUpM: { min: 0 },
+  windowM: { above: 0 },
+  minRangeM: { min: 0 },
+  groundZHintM: { type: 'number' },
 };
 
 /** Piecewise-linear ground height z = slope·r + intercept per (segment, bin), in the vehicle frame. */

@@ -12,6 +12,7 @@ import {
   worldToVehicle,
 } from './sequence.ts';
 import { quantile } from '../core/stats.ts';
+import type { ConfigRanges } from '../core/configSchema.ts';
 
 export interface RefineConfig {
   /** Tracks seen in fewer frames are dropped (CPD: 10). */
@@ -86,6 +87,27 @@ export const DEFAULT_REFINE_CONFIG: RefineConfig = {
   maxLengthM: 10,
   maxWidthM: 4,
   maxHeightM: 4,
+};
+
+/** Allowed values of each field (core/configSchema.ts checks user overrides against them). */
+export const REFINE_CONFIG_RANGES: ConfigRanges<RefineConfig> = {
+  minTrackFrames: { integer: true, min: 1 },
+  nearestShare: { above: 0, max: 1 },
+  minNearest: { integer: true, min: 1 },
+  sizeQuantile: { min: 0, max: 1 },
+  movingMinSpeedMps: { min: 0 },
+  movingMinDisplacementM: { min: 0 },
+  headingHalfWindow: { integer: true, min: 0 },
+  maxGapFrames: { integer: true, min: 0 },
+  scoreHalfFrames: { above: 0 },
+  staticScoreFactor: { min: 0, max: 1 },
+  maxAspectRatio: { above: 0, nullable: true },
+  aspectMinLengthM: { min: 0 },
+  poleMaxSideM: { min: 0, nullable: true },
+  poleMinHeightM: { min: 0 },
+  maxLengthM: { above: 0 },
+  maxWidthM: { above: 0 },
+  maxHeightM: { above: 0 },
 };
 
 export interface RefineStats {

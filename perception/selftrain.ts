@@ -15,6 +15,7 @@ import { discoverLog, logSequence, type PipelineConfig, resolvePipelineConfig } 
 import { type EvalReport, type EvalSet, evaluateSets } from './eval/evaluate.ts';
 import { refineTracks } from './refine.ts';
 import { trackBoxes } from './track.ts';
+import type { ConfigRanges } from '../core/configSchema.ts';
 
 export interface SelfTrainConfig {
   /** Train → detect → track → refine rounds (OYSTER: a few; default 3). */
@@ -62,6 +63,16 @@ export const DEFAULT_SELFTRAIN_CONFIG: SelfTrainConfig = {
     [0, 40],
     [40, 80],
   ],
+};
+
+/** Allowed values of the self-training fields (the detector and pipeline sections have their own). */
+export const SELFTRAIN_CONFIG_RANGES: ConfigRanges<Omit<SelfTrainConfig, 'detector' | 'pipeline'>> = {
+  rounds: { integer: true, min: 1 },
+  laterLabelRangeM: { above: 0, nullable: true, type: 'number' },
+  laterLabels: { oneOf: ['detector', 'seeds+far'] },
+  labelScoreThreshold: { min: 0, max: 1 },
+  laterSteps: { integer: true, min: 1, nullable: true },
+  laterLrScale: { above: 0 },
 };
 
 /** A log taking part: its reader and a short name for tables. */

@@ -19,6 +19,7 @@ import {
   type SequenceInput,
   type WorldCentres,
 } from './sequence.ts';
+import type { ConfigRanges } from '../core/configSchema.ts';
 
 export interface TrackerConfig {
   /** 'distance': CPD's cost below `gate`; 'iou': 1 − BEV IoU of the predicted box, IoU ≥ minIou. */
@@ -64,6 +65,20 @@ export const DEFAULT_TRACKER_CONFIG: TrackerConfig = {
   maxCoastFrames: 16,
   passes: 'both',
   noise: DEFAULT_KALMAN_NOISE,
+};
+
+/** Allowed values of each field (core/configSchema.ts checks user overrides against them). */
+export const TRACKER_CONFIG_RANGES: ConfigRanges<TrackerConfig> = {
+  association: { oneOf: ['distance', 'iou'] },
+  gate: { above: 0 },
+  sizeWeight: { min: 0 },
+  yawWeight: { min: 0 },
+  minIou: { min: 0, max: 1 },
+  iouMarginM: { min: 0 },
+  iouFallbackSpeedMps: { min: 0 },
+  iouFallbackMaxSizeDiffM: { min: 0 },
+  maxCoastFrames: { integer: true, min: 0 },
+  passes: { oneOf: ['both', 'forward'] },
 };
 
 export interface TrackResult {

@@ -1,5 +1,6 @@
 // The tokenizer's settings in one typed object: region and voxel grid, token grid, network widths,
 // codebook, rendering and loss weights. Defaults train on 2 cores; PAPER_TOKENIZER_CONFIG is Copilot4D's.
+import type { ConfigRanges } from '../core/configSchema.ts';
 
 /** The voxelised region around the sensor, in metres, in the sensor-centred vehicle frame. */
 export interface GridConfig {
@@ -129,6 +130,40 @@ export const DEFAULT_TOKENIZER_CONFIG: TokenizerConfig = {
 };
 
 /** Copilot4D's scale (REFERENCES.md): ±80 m, 1024 × 1024 × 64 voxels, 128 × 128 tokens, 1024 codes. */
+const count = (min: number) => ({ integer: true, min });
+
+/** Allowed values of each field (core/configSchema.ts checks --config overrides against them). */
+export const TOKENIZER_CONFIG_RANGES: ConfigRanges<TokenizerConfig> = {
+  grid: { rangeM: { above: 0 }, cellsXY: count(1), cellsZ: count(1) },
+  downsample: count(1),
+  maxPointsPerVoxel: count(1),
+  network: {
+    pointFeatures: count(1),
+    bevChannels: count(1),
+    stemChannels: count(1),
+    trunkChannels: count(1),
+    residualBlocks: count(0),
+    upChannels: count(1),
+    headChannels: count(1),
+  },
+  quantizer: {
+    codes: count(2),
+    codeDim: count(1),
+    codebookWeight: { min: 0 },
+    commitmentWeight: { min: 0 },
+    warmupSteps: count(0),
+    reinitEvery: count(0),
+    memoryBank: count(1),
+  },
+  render: {
+    stepM: { above: 0 },
+    raysPerFrame: count(1),
+    minRangeM: { min: 0 },
+    skipOccupancyBelow: { min: 0, max: 1 },
+  },
+  loss: { depthL1: { min: 0 }, surface: { min: 0 }, surfaceMarginM: { min: 0 }, occupancyBce: { min: 0 } },
+};
+
 export const PAPER_TOKENIZER_CONFIG: TokenizerConfig = {
   ...DEFAULT_TOKENIZER_CONFIG,
   grid: { rangeM: 80, zMinM: -4.5, zMaxM: 4.5, cellsXY: 1024, cellsZ: 64 },

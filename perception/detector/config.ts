@@ -11,6 +11,7 @@ import { type DecodeConfig, DEFAULT_DECODE_CONFIG } from './decode.ts';
 import { DEFAULT_LOSS_CONFIG, type LossConfig } from './losses.ts';
 import { DEFAULT_NETWORK_CONFIG, type NetworkConfig } from './network.ts';
 import { DEFAULT_TARGET_CONFIG, type TargetConfig } from './targets.ts';
+import type { ConfigRanges } from '../../core/configSchema.ts';
 
 export interface GridConfig {
   /** Half side of the square inference grid around the ego (default ±51.2 m). */
@@ -66,6 +67,24 @@ export const DEFAULT_TRAIN_CONFIG: TrainConfig = {
   minLabelPoints: 5,
 };
 
+/** Allowed values of the grid and training fields (core/configSchema.ts checks user overrides). */
+export const GRID_CONFIG_RANGES: ConfigRanges<GridConfig> = { rangeM: { above: 0 }, cellM: { above: 0 } };
+export const TRAIN_CONFIG_RANGES: ConfigRanges<TrainConfig> = {
+  steps: { integer: true, min: 1 },
+  batchSize: { integer: true, min: 1 },
+  cropCells: { integer: true, min: 8 },
+  lr: { above: 0 },
+  warmupSteps: { integer: true, min: 0 },
+  minLrRatio: { min: 0, max: 1 },
+  weightDecay: { min: 0 },
+  clipGradNorm: { above: 0 },
+  checkpointEvery: { integer: true, min: 1 },
+  seed: { integer: true, min: 0 },
+  threads: { integer: true, min: 0 },
+  frameStride: { integer: true, min: 1 },
+  minLabelPoints: { integer: true, min: 0 },
+};
+
 export interface DetectorConfig {
   grid: GridConfig;
   features: BevFeatureConfig;
@@ -91,6 +110,12 @@ export const DEFAULT_DETECTOR_CONFIG: DetectorConfig = {
 };
 
 /** Partial configs merged over the defaults, one level deep (ray dropping two). */
+/** Ranges of the detector config's fields; other sections are type-checked only. */
+export const DETECTOR_CONFIG_RANGES: ConfigRanges<DetectorConfig> = {
+  grid: GRID_CONFIG_RANGES,
+  train: TRAIN_CONFIG_RANGES,
+};
+
 export type DetectorConfigInput = {
   [K in Exclude<keyof DetectorConfig, 'augment'>]?: Partial<DetectorConfig[K]>;
 } & { augment?: Partial<Omit<AugmentConfig, 'rayDrop'>> & { rayDrop?: Partial<AugmentConfig['rayDrop']> } };

@@ -11,11 +11,14 @@ import { DEFAULT_CLUSTER_CONFIG } from '../../perception/cluster.ts';
 import {
   discoverLog,
   type DiscoverLogSummary,
+  DEFAULT_PIPELINE_INPUT,
+  PIPELINE_INPUT_RANGES,
   type PipelineConfigInput,
   resolvePipelineConfig,
 } from '../../perception/discoverLog.ts';
 import { DEFAULT_REFINE_CONFIG } from '../../perception/refine.ts';
 import { intOption, numberOption } from '../numberOption.ts';
+import { parseConfigJson, validateConfig } from '../../core/configSchema.ts';
 
 interface DiscoverOptions {
   log: string;
@@ -26,17 +29,19 @@ interface DiscoverOptions {
   json?: boolean;
 }
 
-/** A pipeline config from a JSON file ({ground, cluster, boxfit, tracker, refine, …}, each partial). */
-export function readPipelineConfig(file: string | undefined): PipelineConfigInput {
+/**
+ * A pipeline config from inline JSON or a JSON file ({ground, cluster, boxfit, tracker, refine, …},
+ * each partial), checked against the modules' defaults and ranges: types, ranges, unknown keys named.
+ */
+export function readPipelineConfig(
+  file: string | undefined,
+  defaults: object = DEFAULT_PIPELINE_INPUT,
+  ranges: object = PIPELINE_INPUT_RANGES,
+): PipelineConfigInput {
   if (!file) return {};
-  if (!fs.existsSync(file)) throw new InputError(file, 'no such config file');
-  try {
-    const v = JSON.parse(fs.readFileSync(file, 'utf8')) as unknown;
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error('expected a JSON object');
-    return v as PipelineConfigInput;
-  } catch (e) {
-    throw new InputError(file, `not a valid config (${(e as Error).message})`);
-  }
+  const v = parseConfigJson(file, (f) => fs.readFileSync(f, 'utf8'));
+  const source = file.trimStart().startsWith('{') ? '--config' : file;
+  return validateConfig(v, defaults, ranges, source) as PipelineConfigInput;
 }
 
 export function formatDiscoverSummary(s: DiscoverLogSummary): string {

@@ -6,10 +6,21 @@ import type { Command } from 'commander';
 import { InputError } from '../../core/errors.ts';
 import { setProgressSilent } from '../../core/progress.ts';
 import { LogReader } from '../../datasets/logstore.ts';
-import { type DetectorConfigInput, resolveDetectorConfig } from '../../perception/detector/config.ts';
-import { type PipelineConfigInput, resolvePipelineConfig } from '../../perception/discoverLog.ts';
+import {
+  DEFAULT_DETECTOR_CONFIG,
+  DETECTOR_CONFIG_RANGES,
+  type DetectorConfigInput,
+  resolveDetectorConfig,
+} from '../../perception/detector/config.ts';
+import {
+  DEFAULT_PIPELINE_INPUT,
+  PIPELINE_INPUT_RANGES,
+  type PipelineConfigInput,
+  resolvePipelineConfig,
+} from '../../perception/discoverLog.ts';
 import {
   DEFAULT_SELFTRAIN_CONFIG,
+  SELFTRAIN_CONFIG_RANGES,
   type SelfTrainConfig,
   type SelfTrainLog,
   selfTrain,
@@ -18,6 +29,7 @@ import {
 import { formatSelfTrainTable } from '../report/selftrainTable.ts';
 import { fillGtPointCounts } from './eval.ts';
 import { intOption, numberOption } from '../numberOption.ts';
+import { parseConfigJson, validateConfig } from '../../core/configSchema.ts';
 
 interface SelfTrainOptions {
   log: string[];
@@ -53,16 +65,21 @@ interface SelfTrainConfigFile {
   evalBucketsM?: [number, number][];
 }
 
+/** The --config file (or inline JSON), checked against every section's defaults and ranges. */
 function readConfigFile(file: string | undefined): SelfTrainConfigFile {
   if (!file) return {};
-  if (!fs.existsSync(file)) throw new InputError(file, 'no such config file');
-  try {
-    const v = JSON.parse(fs.readFileSync(file, 'utf8')) as unknown;
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error('expected a JSON object');
-    return v as SelfTrainConfigFile;
-  } catch (e) {
-    throw new InputError(file, `not a valid config (${(e as Error).message})`);
-  }
+  const v = parseConfigJson(file, (f) => fs.readFileSync(f, 'utf8'));
+  const defaults = {
+    ...DEFAULT_SELFTRAIN_CONFIG,
+    detector: DEFAULT_DETECTOR_CONFIG,
+    pipeline: DEFAULT_PIPELINE_INPUT,
+  };
+  const ranges = {
+    ...SELFTRAIN_CONFIG_RANGES,
+    detector: DETECTOR_CONFIG_RANGES,
+    pipeline: PIPELINE_INPUT_RANGES,
+  };
+  return validateConfig(v, defaults, ranges, file) as SelfTrainConfigFile;
 }
 
 const int = (name: string, min: number) => intOption(name, min);

@@ -6,6 +6,7 @@ import { InputError } from '../../core/errors.ts';
 import { setProgressSilent } from '../../core/progress.ts';
 import {
   DEFAULT_TOKENIZER_CONFIG,
+  TOKENIZER_CONFIG_RANGES,
   PAPER_TOKENIZER_CONFIG,
   tokenizerConfig,
   type DeepPartial,
@@ -13,6 +14,7 @@ import {
 } from '../../worldmodel/config.ts';
 import { DEFAULT_TRAIN_TOKENIZER, trainTokenizer } from '../../worldmodel/trainTokenizer.ts';
 import { numberOption } from '../numberOption.ts';
+import { validateConfig } from '../../core/configSchema.ts';
 
 interface Options {
   log: string[];
@@ -43,10 +45,7 @@ export function configFrom(json: string | undefined, paper: boolean): TokenizerC
   } catch (e) {
     throw new InputError('--config', `not JSON or a JSON file (${(e as Error).message})`);
   }
-  const known = Object.keys(DEFAULT_TOKENIZER_CONFIG);
-  for (const k of Object.keys(over))
-    if (!known.includes(k))
-      throw new InputError('--config', `unknown key '${k}' (known: ${known.join(', ')})`);
+  validateConfig(over, base, TOKENIZER_CONFIG_RANGES, fs.existsSync(json) ? json : '--config');
   return tokenizerConfig(over, base);
 }
 

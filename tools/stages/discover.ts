@@ -1,7 +1,12 @@
 // `drivekit stage discover`: object discovery on a live stream — each SensorFrame in, its boxes out
 // (ground → clusters → boxes, perception/discover.ts); frame metadata travels with the Boxes batch.
 import { batchToSensorFrame, boxesToBatch, sensorFrameMetadata } from '../../core/arrow/codec.ts';
-import { discoverSweep, resolveDiscoverConfig } from '../../perception/discover.ts';
+import {
+  DEFAULT_DISCOVER_CONFIG,
+  DISCOVER_CONFIG_RANGES,
+  discoverSweep,
+  resolveDiscoverConfig,
+} from '../../perception/discover.ts';
 import { readPipelineConfig } from '../commands/discover.ts';
 import { numberOption } from './streamOptions.ts';
 import { transformStage } from './transformStage.ts';
@@ -22,7 +27,7 @@ export const register = transformStage<DiscoverStageOptions>({
       .option('--range <m>', 'clustering radius around the ego (default 40)', numberOption(0.1))
       .option('--config <json>', 'config overrides: {ground, cluster, boxfit}'),
   create: (opts) => {
-    const input = readPipelineConfig(opts.config);
+    const input = readPipelineConfig(opts.config, DEFAULT_DISCOVER_CONFIG, DISCOVER_CONFIG_RANGES);
     if (opts.range !== undefined) input.cluster = { ...input.cluster, rangeM: opts.range };
     const cfg = resolveDiscoverConfig(input);
     return (batch) => {
