@@ -25,6 +25,11 @@ export interface RolloutOptions {
   rollouts?: number;
   /** Keep every rollout's tracks in `allTracks` (default false: only rollout 0's, in `tracks`). */
   keepAllTracks?: boolean;
+  /**
+   * The policy is deterministic: each scenario runs once and its rollout is copied to the N rollouts
+   * (the same result as N runs, N times cheaper).
+   */
+  replicate?: boolean;
 }
 
 export interface ScenarioRollout {
@@ -90,10 +95,11 @@ export function rolloutScenarios(
   const perRollout = scenarios.map(() => new Array<ScenarioMetrics>(N));
   const tracksOf = scenarios.map(() => new Array<AgentTracks>(N));
   // Copies are batched like scenarios: a scenario's rollouts may span batches (each copy stands alone).
+  const runs = opts.replicate ? 1 : N;
   const copies = scenarios.flatMap((s, si) =>
-    Array.from({ length: N }, (_, n) => ({ agents: s.agents, si, n })),
+    Array.from({ length: runs }, (_, n) => ({ agents: s.agents, si, n })),
   );
-  const left = Int32Array.from(scenarios, () => N);
+  const left = Int32Array.from(scenarios, () => runs);
   let done = 0;
   for (const batch of batchScenarios(copies, opts.batchAgents ?? 20_000)) {
     const env = new SimEnv(
@@ -115,9 +121,13 @@ export function rolloutScenarios(
         vy: r.vy.slice(),
         valid: r.valid.slice(),
       };
-      fillSamples(s, tracks, samples[si], n);
-      perRollout[si][n] = scenarioMetrics(s, tracks, grid);
-      if (n === 0 || opts.keepAllTracks) tracksOf[si][n] = tracks;
+      const metrics = scenarioMetrics(s, tracks, grid);
+      // A replicated run stands for every rollout (they would all be equal).
+      for (let m = n; m < (opts.replicate ? N : n + 1); m++) {
+        fillSamples(s, tracks, samples[si], m);
+        perRollout[si][m] = metrics;
+        if (m === 0 || opts.keepAllTracks) tracksOf[si][m] = tracks;
+      }
       if (--left[si] === 0) done++;
     });
     opts.onProgress?.(done);

@@ -23,6 +23,9 @@ export const AGENTS: Record<string, AgentFactory> = {
   idm: (o = {}) => (o.seed === undefined ? new IdmPolicy() : stochasticIdm(o.seed)),
 };
 
+/** The agents whose seeded form differs from the deterministic one (replay is the log either way). */
+export const STOCHASTIC_AGENTS: ReadonlySet<string> = new Set(['cv', 'idm']);
+
 /** Deliberately broken agents: sanity rows of the metric tables, never in the loops over AGENTS. */
 export const SANITY_AGENTS: Record<string, AgentFactory> = {
   still: () => new StandStillPolicy(),

@@ -1,18 +1,60 @@
-// A `drivekit sim` output directory read back as simulated scenarios: each input scenario (map,
-// sizes, flags) with its agent tracks replaced by the rollout recorded in rollouts.arrow.
+// A `drivekit sim` output directory: rollouts.arrow (AgentStates rows plus a `rollout` column, one
+// batch per scenario and rollout) and scenarios/ (each input scenario), written and read back.
 import fs from 'node:fs';
 import path from 'node:path';
-import { batchToAgentStates } from '../../core/arrow/codec.ts';
+import { Field, Int32, RecordBatch, Schema, Struct, makeData } from 'apache-arrow';
+import { agentStatesToBatch, batchToAgentStates } from '../../core/arrow/codec.ts';
+import { numericData, readNumeric } from '../../core/arrow/columns.ts';
 import { readArrowFile } from '../../core/arrow/ipc.ts';
 import { InputError } from '../../core/errors.ts';
-import type { Scenario } from '../scenario.ts';
+import type { AgentTracks, Scenario } from '../scenario.ts';
 import { loadScenario } from '../scenarioIo.ts';
+import { scenarioToAgentStates } from '../scenarioTables.ts';
 
-export function readRolloutSet(dir: string): Scenario[] {
-  const rolloutsFile = path.join(dir, 'rollouts.arrow');
-  const scenariosDir = path.join(dir, 'scenarios');
+/** The files of a sim output directory. */
+export const SIM_FILES = {
+  rollouts: 'rollouts.arrow',
+  scenarios: 'scenarios',
+  metrics: 'metrics.json',
+} as const;
+
+/** The column that tells the rollouts of a scenario apart (absent in files written before it: rollout 0). */
+export const ROLLOUT_COLUMN = 'rollout';
+
+/** One rollout of a scenario as an AgentStates batch with the rollout index as an extra int32 column. */
+export function rolloutBatch(
+  s: Scenario,
+  tracks: AgentTracks,
+  rollout: number,
+  metadata: Record<string, string> = {},
+): RecordBatch {
+  const b = agentStatesToBatch(scenarioToAgentStates({ ...s, agents: tracks }), metadata);
+  const field = new Field(ROLLOUT_COLUMN, new Int32(), false);
+  const schema = new Schema([...b.schema.fields, field], b.schema.metadata);
+  const col = numericData(new Int32Array(b.numRows).fill(rollout));
+  const data = makeData({
+    type: new Struct(schema.fields),
+    length: b.numRows,
+    nullCount: 0,
+    children: [...b.data.children, col],
+  });
+  return new RecordBatch(schema, data);
+}
+
+/** A scenario of a sim output with every rollout's tracks (history from the log, future simulated). */
+export interface RolloutGroup {
+  /** The input scenario (its log tracks). */
+  scenario: Scenario;
+  /** Tracks of rollout n at index n. */
+  rollouts: AgentTracks[];
+}
+
+/** Read a sim output directory back: each scenario with its rollouts, in the order sim wrote them. */
+export function readRolloutGroups(dir: string): RolloutGroup[] {
+  const rolloutsFile = path.join(dir, SIM_FILES.rollouts);
+  const scenariosDir = path.join(dir, SIM_FILES.scenarios);
   if (!fs.existsSync(rolloutsFile))
-    throw new InputError(dir, 'not a sim output directory (no rollouts.arrow)');
+    throw new InputError(dir, `not a sim output directory (no ${SIM_FILES.rollouts})`);
   if (!fs.existsSync(scenariosDir)) throw new InputError(dir, 'not a sim output directory (no scenarios/)');
   const names = fs
     .readdirSync(scenariosDir)
@@ -20,18 +62,23 @@ export function readRolloutSet(dir: string): Scenario[] {
     .sort();
   const scenarios = names.map((n) => loadScenario(path.join(scenariosDir, n)));
   const byId = new Map(scenarios.map((s) => [s.id, s]));
+  const groups = new Map<string, { scenario: Scenario; rollouts: Map<number, AgentTracks> }>();
   const { batches } = readArrowFile(rolloutsFile);
-  const out: Scenario[] = [];
   for (const b of batches) {
     const st = batchToAgentStates(b, rolloutsFile);
     if (st.step.length === 0) continue;
     const s = byId.get(st.scenarioId[0]);
     if (!s)
       throw new InputError(rolloutsFile, `rollout of scenario '${st.scenarioId[0]}' has no scenarios/ entry`);
+    const rollout = b.getChild(ROLLOUT_COLUMN) ? readNumeric<Int32Array>(b, ROLLOUT_COLUMN)[0] : 0;
+    let g = groups.get(s.id);
+    if (!g) groups.set(s.id, (g = { scenario: s, rollouts: new Map() }));
+    if (g.rollouts.has(rollout))
+      throw new InputError(rolloutsFile, `scenario '${s.id}' has rollout ${rollout} twice`);
     const T = s.numSteps;
     const row = new Map<number, number>();
     s.agents.ids.forEach((id, i) => row.set(id, i));
-    const a = {
+    const a: AgentTracks = {
       ...s.agents,
       x: s.agents.x.slice(),
       y: s.agents.y.slice(),
@@ -58,8 +105,29 @@ export function readRolloutSet(dir: string): Scenario[] {
       a.vy[j] = st.vy[k];
       a.valid[j] = st.valid[k];
     }
-    out.push({ ...s, agents: a, source: `${s.source}+sim` });
+    g.rollouts.set(rollout, a);
   }
-  if (out.length === 0) throw new InputError(rolloutsFile, 'holds no rollout');
-  return out;
+  if (groups.size === 0) throw new InputError(rolloutsFile, 'holds no rollout');
+  return [...groups.values()].map(({ scenario, rollouts }) => {
+    const n = rollouts.size;
+    for (let i = 0; i < n; i++)
+      if (!rollouts.has(i))
+        throw new InputError(rolloutsFile, `scenario '${scenario.id}' lacks rollout ${i} (of ${n})`);
+    return { scenario, rollouts: Array.from({ length: n }, (_, i) => rollouts.get(i)!) };
+  });
+}
+
+/**
+ * A sim output directory as simulated scenarios: each input scenario (map, sizes, flags) with its
+ * agent tracks replaced by a rollout; with several rollouts each is its own scenario `<id>.r<n>`.
+ */
+export function readRolloutSet(dir: string): Scenario[] {
+  return readRolloutGroups(dir).flatMap(({ scenario: s, rollouts }) =>
+    rollouts.map((agents, n) => ({
+      ...s,
+      id: rollouts.length > 1 ? `${s.id}.r${n}` : s.id,
+      agents,
+      source: `${s.source}+sim`,
+    })),
+  );
 }

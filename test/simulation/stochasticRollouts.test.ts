@@ -38,6 +38,8 @@ describe('stochastic rollouts', () => {
     for (const name of ['replay', 'cv', 'idm']) {
       const one = rolloutScenarios([scenario()], AGENTS[name]);
       const four = rolloutScenarios([scenario()], AGENTS[name], { rollouts: 4 });
+      const copied = rolloutScenarios([scenario()], AGENTS[name], { rollouts: 4, replicate: true });
+      expect(Array.from(copied[0].samples.x)).toEqual(Array.from(four[0].samples.x));
       const r = four[0].samples;
       const per = r.agentRows.length * r.numFutureSteps;
       for (let n = 0; n < 4; n++)

@@ -9,7 +9,7 @@ import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { realData, REPO_ROOT } from '../../core/paths.ts';
 import { itWithSharedData } from '../sharedData.ts';
 import { LogReader } from '../../datasets/logstore.ts';
-import { readRolloutSet } from '../../simulation/export/rolloutSet.ts';
+import { readRolloutGroups, readRolloutSet } from '../../simulation/export/rolloutSet.ts';
 import { loadScenarios } from '../../simulation/scenarioSources.ts';
 import { saveScenario } from '../../simulation/scenarioIo.ts';
 import { runExport } from '../../tools/commands/export.ts';
@@ -30,7 +30,7 @@ describe('drivekit sim / export', () => {
   const out = path.join(tmp, 'run');
 
   it('writes rollouts and a metrics table for every scenario of a directory', async () => {
-    const summary = await runSim({ scenarios, agents: 'idm', out, json: true });
+    const summary = await runSim({ scenarios, agents: 'idm', out, rollouts: 1, json: true });
     expect(summary.scenarios).toBe(2);
     expect(summary.agents).toBe('idm');
     const mean = summary.mean as Record<string, number>;
@@ -41,6 +41,31 @@ describe('drivekit sim / export', () => {
     expect(fs.readFileSync(path.join(out, 'metrics.csv'), 'utf8').trim().split('\n').length).toBe(4);
     const back = readRolloutSet(out);
     expect(back.map((s) => s.id)).toEqual(['straight-road', 'second']);
+  });
+
+  it('writes N seeded rollouts with a rollout column; the same seed writes the same rollouts', async () => {
+    const run = async (dir: string, seed: number) => {
+      await runSim({ scenarios, agents: 'cv', out: dir, rollouts: 4, seed, json: true });
+      return readRolloutGroups(dir);
+    };
+    const g1 = await run(path.join(tmp, 'r1'), 3);
+    const g2 = await run(path.join(tmp, 'r2'), 3);
+    const g3 = await run(path.join(tmp, 'r3'), 4);
+    expect(g1.map((g) => [g.scenario.id, g.rollouts.length])).toEqual([
+      ['straight-road', 4],
+      ['second', 4],
+    ]);
+    const xs = (g: typeof g1) => g.flatMap((s) => s.rollouts.map((r) => Array.from(r.x)));
+    expect(xs(g2)).toEqual(xs(g1));
+    expect(xs(g3)).not.toEqual(xs(g1));
+    expect(xs(g1)[0]).not.toEqual(xs(g1)[1]); // rollouts of a scenario differ
+    const metrics = JSON.parse(fs.readFileSync(path.join(tmp, 'r1', 'metrics.json'), 'utf8'));
+    expect([metrics.rollouts, metrics.seed]).toEqual([4, 3]);
+    // The flat reader still works: each rollout is its own simulated scenario.
+    expect(readRolloutSet(path.join(tmp, 'r1')).map((s) => s.id)).toEqual([
+      ...[0, 1, 2, 3].map((n) => `straight-road.r${n}`),
+      ...[0, 1, 2, 3].map((n) => `second.r${n}`),
+    ]);
   });
 
   it('exports Parquet that a Parquet reader opens with the documented columns', async () => {

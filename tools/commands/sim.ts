@@ -1,21 +1,26 @@
-// `drivekit sim --scenarios <dir|file> --agents <replay|cv|idm> --out <dir>`: closed-loop rollouts of
-// the built-in agents with every metric: rollouts.arrow (AgentStates), the input scenarios (maps) and
-// metrics.json / metrics.csv (one row per scenario plus the mean).
+// `drivekit sim --scenarios <dir|file> --agents <replay|cv|idm|still> --out <dir>`: N seeded closed-loop
+// rollouts per scenario (stochastic agents; --deterministic for one), rollouts.arrow (AgentStates + a
+// rollout column), the input scenarios, and metrics.json / metrics.csv (one row per scenario, the mean).
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { writeFileAtomicSync } from '../../core/atomic.ts';
-import { agentStatesToBatch } from '../../core/arrow/codec.ts';
 import { writeArrowFile } from '../../core/arrow/ipc.ts';
 import { InputError } from '../../core/errors.ts';
 import { createProgress } from '../../core/progress.ts';
-import { AGENTS } from '../../simulation/agents/registry.ts';
+import { AGENTS, agentByName, SANITY_AGENTS, STOCHASTIC_AGENTS } from '../../simulation/agents/registry.ts';
+import { rolloutBatch, SIM_FILES } from '../../simulation/export/rolloutSet.ts';
 import { meanMetrics } from '../../simulation/metrics/scenarioMetrics.ts';
-import { rolloutScenarios, rolloutToAgentStates } from '../../simulation/rollout.ts';
+import { rolloutScenarios } from '../../simulation/rollout.ts';
 import { saveScenario } from '../../simulation/scenarioIo.ts';
 import { loadScenarios } from '../../simulation/scenarioSources.ts';
-import { formatMetricTable, jsonWithNulls, METRIC_COLUMNS } from '../report/simMetrics.ts';
 import { intOption } from '../numberOption.ts';
+import { formatMetricTable, jsonWithNulls, METRIC_COLUMNS } from '../report/simMetrics.ts';
+
+export { SIM_FILES };
+
+/** Rollouts per scenario when none is asked for: the Sim Agents challenge's 32. */
+export const DEFAULT_ROLLOUTS = 32;
 
 export interface SimOptions {
   scenarios: string;
@@ -23,23 +28,25 @@ export interface SimOptions {
   out: string;
   control?: 'scenario' | 'all';
   limit?: number;
+  /** Rollouts per scenario (default 32; 1 with --deterministic). */
+  rollouts?: number;
+  /** Seed of the stochastic agents (default 0). */
+  seed?: number;
+  /** The agents' deterministic form (every rollout the same). */
+  deterministic?: boolean;
   json?: boolean;
 }
 
-/** The files a sim run writes, and how export finds them. */
-export const SIM_FILES = {
-  rollouts: 'rollouts.arrow',
-  scenarios: 'scenarios',
-  metrics: 'metrics.json',
-} as const;
+const allAgentNames = () => [...Object.keys(AGENTS), ...Object.keys(SANITY_AGENTS)];
 
 export async function runSim(opts: SimOptions): Promise<Record<string, unknown>> {
-  const make = AGENTS[opts.agents];
+  const make = agentByName(opts.agents);
   if (!make)
-    throw new InputError(
-      '--agents',
-      `unknown agent '${opts.agents}' (known: ${Object.keys(AGENTS).join(', ')})`,
-    );
+    throw new InputError('--agents', `unknown agent '${opts.agents}' (known: ${allAgentNames().join(', ')})`);
+  const N = opts.rollouts ?? (opts.deterministic ? 1 : DEFAULT_ROLLOUTS);
+  const seed = opts.seed ?? 0;
+  // Deterministic agents (and the deterministic form) run once per scenario, copied to every rollout.
+  const stochastic = !opts.deterministic && N > 1 && STOCHASTIC_AGENTS.has(opts.agents);
   let loaded = loadScenarios(opts.scenarios);
   if (opts.limit !== undefined) loaded = loaded.slice(0, opts.limit);
   const scenarios = loaded.map((l) => l.scenario);
@@ -51,22 +58,27 @@ export async function runSim(opts: SimOptions): Promise<Record<string, unknown>>
   const bar = createProgress('sim', scenarios.length, { silent: opts.json });
   const results = rolloutScenarios(
     scenarios,
-    make,
-    { onProgress: (d) => bar.update(d) },
+    () => (stochastic ? make({ seed }) : make()),
+    { onProgress: (d) => bar.update(d), rollouts: N, replicate: !stochastic, keepAllTracks: true },
     loaded.map((l) => l.file),
   );
   bar.stop();
   fs.mkdirSync(opts.out, { recursive: true });
-  const meta = { 'drivekit.agents': opts.agents, 'drivekit.scenarios': String(results.length) };
-  const batches = results.map((r) => agentStatesToBatch(rolloutToAgentStates(r.scenario, r.tracks), meta));
+  const meta = {
+    'drivekit.agents': opts.agents,
+    'drivekit.scenarios': String(results.length),
+    'drivekit.rollouts': String(N),
+    'drivekit.seed': stochastic ? String(seed) : 'deterministic',
+  };
+  const batches = results.flatMap((r) => r.allTracks!.map((t, n) => rolloutBatch(r.scenario, t, n, meta)));
   await writeArrowFile(path.join(opts.out, SIM_FILES.rollouts), batches);
   results.forEach((r, i) =>
     saveScenario(r.scenario, path.join(opts.out, SIM_FILES.scenarios, `${String(i).padStart(4, '0')}`)),
   );
   const rows = results.map((r) => r.metrics);
   const mean = meanMetrics(rows);
-  const summary = { scenarios: results.length, agents: opts.agents, mean, rows };
-  writeFileAtomicSync(path.join(opts.out, SIM_FILES.metrics), jsonWithNulls(summary) + '\n');
+  const run = { scenarios: results.length, agents: opts.agents, rollouts: N, seed: stochastic ? seed : null };
+  writeFileAtomicSync(path.join(opts.out, SIM_FILES.metrics), jsonWithNulls({ ...run, mean, rows }) + '\n');
   const keys = [
     'scenario',
     ...METRIC_COLUMNS.map((c) => c[0]),
@@ -81,8 +93,13 @@ export async function runSim(opts: SimOptions): Promise<Record<string, unknown>>
     csvRow({ ...mean, scenario: 'mean' }),
   ].join('\n');
   writeFileAtomicSync(path.join(opts.out, 'metrics.csv'), csv + '\n');
-  if (!opts.json) process.stdout.write(formatMetricTable(rows, mean) + `\n\nwrote ${opts.out}\n`);
-  return { scenarios: results.length, agents: opts.agents, mean };
+  if (!opts.json)
+    process.stdout.write(
+      `${opts.agents}: ${N} rollout(s) per scenario (${stochastic ? `stochastic, seed ${seed}` : 'deterministic'}); rates are means over the rollouts\n\n` +
+        formatMetricTable(rows, mean) +
+        `\n\nwrote ${opts.out}\n`,
+    );
+  return { ...run, mean };
 }
 
 export function register(program: Command): void {
@@ -95,15 +112,30 @@ export function register(program: Command): void {
       '--scenarios <path>',
       'scenario file or directory (.json, Arrow scenario dirs, WOMD .tfrecord, AV2 logs)',
     )
-    .requiredOption('--agents <name>', `traffic agents: ${Object.keys(AGENTS).join(' | ')}`)
+    .requiredOption(
+      '--agents <name>',
+      `traffic agents: ${Object.keys(AGENTS).join(' | ')} (or ${Object.keys(SANITY_AGENTS).join(' | ')}: a broken agent, the sanity row)`,
+    )
     .requiredOption('--out <dir>', 'output directory (rollouts.arrow, scenarios/, metrics.json, metrics.csv)')
+    .option(
+      '--rollouts <n>',
+      `seeded rollouts per scenario (default ${DEFAULT_ROLLOUTS}, the Sim Agents setting; 1 with --deterministic)`,
+      intOption('--rollouts', 1),
+    )
+    .option(
+      '--seed <s>',
+      'seed of the stochastic agents (same seed, same rollouts)',
+      intOption('--seed', 0),
+      0,
+    )
+    .option('--deterministic', "the agents' deterministic form: every rollout the same")
     .option(
       '--control <which>',
       "agents driven: 'scenario' (its controlled flags) or 'all' present at the current step",
       'scenario',
     )
     .option('--limit <n>', 'simulate only the first n scenarios', intOption('--limit', 1))
-    .option('--json', 'print {"scenarios","agents","mean":{…}} as one JSON line')
+    .option('--json', 'print {"scenarios","agents","rollouts","seed","mean":{…}} as one JSON line')
     .action(async (opts: SimOptions) => {
       if (opts.control !== 'scenario' && opts.control !== 'all')
         throw new InputError('--control', `must be 'scenario' or 'all', got '${opts.control}'`);
