@@ -85,6 +85,21 @@ export const COMMANDS: CommandSpec[] = [
     load: () => import('./export.ts'),
   },
   {
+    name: 'worker',
+    summary: 'run scale-out jobs (discover, detect, eval, sim, …) from a BullMQ queue on Redis',
+    load: () => import('./worker.ts'),
+  },
+  {
+    name: 'submit',
+    summary: 'enqueue one job per log / scenario file for workers, with an aggregating parent (--wait)',
+    load: () => import('./submit.ts'),
+  },
+  {
+    name: 'jobs',
+    summary: 'list scale-out queues, job counts and failed jobs with their one-line errors',
+    load: () => import('./jobs.ts'),
+  },
+  {
     name: 'demo',
     summary: 'the main job: the whole loop on the embedded synthetic default, with a report',
     load: () => import('./demo.ts'),
