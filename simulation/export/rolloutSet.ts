@@ -47,6 +47,8 @@ export interface RolloutGroup {
   scenario: Scenario;
   /** Tracks of rollout n at index n. */
   rollouts: AgentTracks[];
+  /** Per rollout, 1 where the file holds a row for (agent, step) (valid or not), agent-major. */
+  present?: Uint8Array[];
 }
 
 /** Read a sim output directory back: each scenario with its rollouts, in the order sim wrote them. */
@@ -62,7 +64,10 @@ export function readRolloutGroups(dir: string): RolloutGroup[] {
     .sort();
   const scenarios = names.map((n) => loadScenario(path.join(scenariosDir, n)));
   const byId = new Map(scenarios.map((s) => [s.id, s]));
-  const groups = new Map<string, { scenario: Scenario; rollouts: Map<number, AgentTracks> }>();
+  const groups = new Map<
+    string,
+    { scenario: Scenario; rollouts: Map<number, AgentTracks>; present: Map<number, Uint8Array> }
+  >();
   const { batches } = readArrowFile(rolloutsFile);
   for (const b of batches) {
     const st = batchToAgentStates(b, rolloutsFile);
@@ -72,7 +77,7 @@ export function readRolloutGroups(dir: string): RolloutGroup[] {
       throw new InputError(rolloutsFile, `rollout of scenario '${st.scenarioId[0]}' has no scenarios/ entry`);
     const rollout = b.getChild(ROLLOUT_COLUMN) ? readNumeric<Int32Array>(b, ROLLOUT_COLUMN)[0] : 0;
     let g = groups.get(s.id);
-    if (!g) groups.set(s.id, (g = { scenario: s, rollouts: new Map() }));
+    if (!g) groups.set(s.id, (g = { scenario: s, rollouts: new Map(), present: new Map() }));
     if (g.rollouts.has(rollout))
       throw new InputError(rolloutsFile, `scenario '${s.id}' has rollout ${rollout} twice`);
     const T = s.numSteps;
@@ -88,6 +93,7 @@ export function readRolloutGroups(dir: string): RolloutGroup[] {
       vy: s.agents.vy.slice(),
       valid: new Uint8Array(s.agents.valid.length),
     };
+    const present = new Uint8Array(s.agents.valid.length);
     for (let k = 0; k < st.step.length; k++) {
       const i = row.get(st.agentId[k]);
       const t = st.step[k];
@@ -104,16 +110,23 @@ export function readRolloutGroups(dir: string): RolloutGroup[] {
       a.vx[j] = st.vx[k];
       a.vy[j] = st.vy[k];
       a.valid[j] = st.valid[k];
+      present[j] = 1;
     }
     g.rollouts.set(rollout, a);
+    g.present.set(rollout, present);
   }
   if (groups.size === 0) throw new InputError(rolloutsFile, 'holds no rollout');
-  return [...groups.values()].map(({ scenario, rollouts }) => {
+  return [...groups.values()].map(({ scenario, rollouts, present }) => {
     const n = rollouts.size;
     for (let i = 0; i < n; i++)
       if (!rollouts.has(i))
         throw new InputError(rolloutsFile, `scenario '${scenario.id}' lacks rollout ${i} (of ${n})`);
-    return { scenario, rollouts: Array.from({ length: n }, (_, i) => rollouts.get(i)!) };
+    const order = Array.from({ length: n }, (_, i) => i);
+    return {
+      scenario,
+      rollouts: order.map((i) => rollouts.get(i)!),
+      present: order.map((i) => present.get(i)!),
+    };
   });
 }
 

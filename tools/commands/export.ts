@@ -1,24 +1,26 @@
-// `drivekit export --rollouts <dir> --format <arrow|parquet|json|womd> [--lidar]`: simulated scenarios
-// (map + every agent's trajectory from a `drivekit sim` run), optionally with rendered LiDAR logs.
+// `drivekit export --rollouts <dir> --format <arrow|parquet|json|womd|wosac> [--lidar]`: simulated scenarios
+// (map + every agent's trajectory from a `drivekit sim` run), optionally with rendered LiDAR logs, or the
+// rollouts as a Waymo Sim Agents challenge submission file.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { agentStatesToBatch } from '../../core/arrow/codec.ts';
-import { writeArrowFile } from '../../core/arrow/ipc.ts';
+import { readArrowFile, writeArrowFile } from '../../core/arrow/ipc.ts';
 import { InputError } from '../../core/errors.ts';
 import { writeWomdFile } from '../../datasets/womd.ts';
 import { createProgress } from '../../core/progress.ts';
 import { exportLidarLog } from '../../simulation/export/lidarExport.ts';
 import { exportParquet } from '../../simulation/export/parquetExport.ts';
 import { LIDAR_MODELS, type LidarModel } from '../../simulation/lidar/beams.ts';
-import { readRolloutSet } from '../../simulation/export/rolloutSet.ts';
+import { readRolloutGroups, readRolloutSet, SIM_FILES } from '../../simulation/export/rolloutSet.ts';
+import { WOSAC_SUBMISSION, writeWosacSubmission } from '../../simulation/export/wosacExport.ts';
 import { scenarioToWomd } from '../../simulation/import/womdScenario.ts';
 import type { Scenario } from '../../simulation/scenario.ts';
 import { saveScenario } from '../../simulation/scenarioIo.ts';
 import { scenarioToAgentStates } from '../../simulation/scenarioTables.ts';
 import { intOption } from '../numberOption.ts';
 
-export const EXPORT_FORMATS = ['arrow', 'parquet', 'json', 'womd'] as const;
+export const EXPORT_FORMATS = ['arrow', 'parquet', 'json', 'womd', 'wosac'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 export interface ExportOptions {
@@ -31,6 +33,9 @@ export interface ExportOptions {
   lidarModel?: string;
   lidarFrames?: number;
   workers?: number;
+  /** wosac: the submission's account e-mail and method name (the evaluator needs both). */
+  account?: string;
+  methodName?: string;
 }
 
 /** A file-system-safe name for a scenario (index first, so names stay unique and ordered). */
@@ -44,6 +49,7 @@ export async function runExport(
   if (!EXPORT_FORMATS.includes(opts.format as ExportFormat))
     throw new InputError('--format', `unknown format '${opts.format}' (known: ${EXPORT_FORMATS.join(', ')})`);
   const format = opts.format as ExportFormat;
+  if (format === 'wosac') return exportWosac(opts);
   const scenarios = readRolloutSet(opts.rollouts);
   const out = opts.out ?? path.join(opts.rollouts, `export-${format}`);
   fs.mkdirSync(out, { recursive: true });
@@ -89,13 +95,47 @@ export async function runExport(
   return { format, scenarios: scenarios.length, files };
 }
 
+/** The rollouts as one SimAgentsChallengeSubmission file (--out: a file, or a directory to put it in). */
+function exportWosac(opts: ExportOptions): { format: ExportFormat; scenarios: number; files: string[] } {
+  if (opts.lidar) throw new InputError('--lidar', 'does not apply to --format wosac');
+  const name = 'submission.binproto';
+  const target = !opts.out
+    ? path.join(opts.rollouts, name)
+    : fs.existsSync(opts.out) && fs.statSync(opts.out).isDirectory()
+      ? path.join(opts.out, name)
+      : opts.out;
+  fs.mkdirSync(path.dirname(path.resolve(target)), { recursive: true });
+  const groups = readRolloutGroups(opts.rollouts);
+  const agents = readArrowFile(path.join(opts.rollouts, SIM_FILES.rollouts)).schema.metadata.get(
+    'drivekit.agents',
+  );
+  const written = writeWosacSubmission(groups, target, path.join(opts.rollouts, SIM_FILES.rollouts), {
+    accountName: opts.account,
+    uniqueMethodName: opts.methodName ?? `drivekit-${agents ?? 'sim'}`,
+    description: `drivekit ${agents ?? ''} agents, ${groups[0].rollouts.length} rollouts per scenario`,
+  });
+  const off = written.filter((r) => r.numRollouts !== WOSAC_SUBMISSION.rollouts);
+  if (off.length && !opts.json)
+    process.stderr.write(
+      `note: the challenge needs ${WOSAC_SUBMISSION.rollouts} rollouts per scenario; ${off.length} scenario(s) here have ${off[0].numRollouts} (drivekit sim --rollouts ${WOSAC_SUBMISSION.rollouts})\n`,
+    );
+  return { format: 'wosac', scenarios: written.length, files: [target] };
+}
+
 export function register(program: Command): void {
   program
     .command('export')
-    .description('export simulated scenarios (trajectories + map) as Arrow, Parquet, JSON or WOMD TFRecord')
+    .description(
+      'export simulated scenarios (trajectories + map) as Arrow, Parquet, JSON or WOMD TFRecord, or a Sim Agents submission',
+    )
     .requiredOption('--rollouts <dir>', 'output directory of `drivekit sim`')
     .requiredOption('--format <format>', EXPORT_FORMATS.join(' | '))
-    .option('--out <dir>', 'output directory (default <rollouts>/export-<format>)')
+    .option(
+      '--out <path>',
+      'output directory (default <rollouts>/export-<format>); wosac: the file (default <rollouts>/submission.binproto)',
+    )
+    .option('--account <email>', 'wosac: the waymo.com/open account the submission is for')
+    .option('--method-name <name>', 'wosac: the method name on the leaderboard (default drivekit-<agents>)')
     .option('--lidar', "also render the ego's LiDAR over each rollout into a log (frames, poses, box labels)")
     .option('--lidar-model <model>', LIDAR_MODELS.join(' | '), 'hdl64')
     .option(
