@@ -54,8 +54,12 @@ export function register(program: Command): void {
       if (!opts.wait) {
         process.stdout.write(
           opts.json
-            ? JSON.stringify({ queue: config.queue, parent: handle.parentId, jobs: handle.childIds.length }) +
-                '\n'
+            ? JSON.stringify({
+                queue: config.queue,
+                parent: handle.parentId,
+                jobs: handle.childIds.length,
+                ids: handle.childIds,
+              }) + '\n'
             : `submitted ${handle.childIds.length} ${command} jobs to ${config.queue} (flow ${handle.parentId})\n`,
         );
         return;
