@@ -1,0 +1,130 @@
+// Every per-step feature of the Sim Agents metric for the scored agents of one scene (the log or one
+// rollout): kinematics, nearest-object distance, time to collision, road-edge distance, red lights.
+import type { Scenario } from '../../scenario.ts';
+import { InteractionFrame } from './interactionFrame.ts';
+import { kinematicFeatures } from './kinematics.ts';
+import { EXTREMELY_LARGE_DISTANCE, nearestObjectDistance } from './nearestObject.ts';
+import { type RoadEdgeIndex, signedDistanceToRoadEdge } from './roadEdge.ts';
+import { MAXIMUM_TIME_TO_COLLISION_S, timeToCollision } from './timeToCollision.ts';
+import { type LightIndex, runsRedLight } from './trafficLight.ts';
+
+/** Per-step feature arrays of E scored agents × T future steps for one or more scenes (index (scene·E + e)·T + t). */
+export interface FeatureArrays {
+  linearSpeed: Float32Array;
+  linearAcceleration: Float32Array;
+  angularSpeed: Float32Array;
+  angularAcceleration: Float32Array;
+  distanceToNearestObject: Float32Array;
+  timeToCollision: Float32Array;
+  distanceToRoadEdge: Float32Array;
+  redLight: Uint8Array;
+}
+
+export function allocateFeatures(n: number): FeatureArrays {
+  return {
+    linearSpeed: new Float32Array(n),
+    linearAcceleration: new Float32Array(n),
+    angularSpeed: new Float32Array(n),
+    angularAcceleration: new Float32Array(n),
+    distanceToNearestObject: new Float32Array(n),
+    timeToCollision: new Float32Array(n),
+    distanceToRoadEdge: new Float32Array(n),
+    redLight: new Uint8Array(n),
+  };
+}
+
+/** What one scene's features need besides its trajectories: the agents, the map indexes, settings. */
+export interface SceneContext {
+  scenario: Scenario;
+  /** Rows of the simulated agents (A) and, among them, the local indices of the scored ones (E). */
+  agentRows: Int32Array;
+  scored: Int32Array;
+  isVehicle: Uint8Array;
+  roadEdges: RoadEdgeIndex;
+  lights: LightIndex;
+  cornerRoundingFactor: number;
+  frame: InteractionFrame;
+}
+
+/**
+ * Features of one scene whose full trajectories (history and future, numSteps each) are in
+ * x/y/z/yaw/valid at a·numSteps + k for simulated agent a; written at (scene·E + e)·T + t.
+ */
+export function sceneFeatures(
+  ctx: SceneContext,
+  x: Float64Array,
+  y: Float64Array,
+  z: Float64Array,
+  yaw: Float64Array,
+  valid: Uint8Array,
+  out: FeatureArrays,
+  scene: number,
+): void {
+  const s = ctx.scenario;
+  const F = s.numSteps;
+  const H = s.currentStep + 1;
+  const T = F - H;
+  const E = ctx.scored.length;
+  const dt = s.dtS;
+  const base = scene * E * T;
+  for (let e = 0; e < E; e++) {
+    const a = ctx.scored[e];
+    kinematicFeatures(
+      x,
+      y,
+      z,
+      yaw,
+      a * F,
+      F,
+      H,
+      T,
+      dt,
+      out.linearSpeed,
+      out.linearAcceleration,
+      out.angularSpeed,
+      out.angularAcceleration,
+      base + e * T,
+    );
+  }
+  const f = ctx.frame;
+  const hasEdges = ctx.roadEdges.sx.length > 0;
+  const hasLights = ctx.lights.lights.length > 0;
+  for (let t = 0; t < T; t++) {
+    const k = H + t;
+    f.load(x, y, yaw, valid, F, k, dt);
+    for (let e = 0; e < E; e++) {
+      const a = ctx.scored[e];
+      const o = base + e * T + t;
+      if (!f.valid[a]) {
+        // Only the log has invalid steps, and those are masked out of every score.
+        out.distanceToNearestObject[o] = EXTREMELY_LARGE_DISTANCE;
+        out.timeToCollision[o] = MAXIMUM_TIME_TO_COLLISION_S;
+        out.distanceToRoadEdge[o] = -EXTREMELY_LARGE_DISTANCE;
+        out.redLight[o] = 0;
+        continue;
+      }
+      out.distanceToNearestObject[o] = nearestObjectDistance(f, a, ctx.cornerRoundingFactor);
+      out.timeToCollision[o] = ctx.isVehicle[e] ? timeToCollision(f, a) : MAXIMUM_TIME_TO_COLLISION_S;
+      out.distanceToRoadEdge[o] = hasEdges ? boxRoadEdgeDistance(ctx.roadEdges, f, a) : NaN;
+      const j = a * F + k;
+      out.redLight[o] =
+        hasLights && ctx.isVehicle[e] && runsRedLight(ctx.lights, k, x[j - 1], y[j - 1], x[j], y[j]) ? 1 : 0;
+    }
+  }
+}
+
+/** The most off-road of the box's four corners (official: full box, no rounding). */
+function boxRoadEdgeDistance(ix: RoadEdgeIndex, f: InteractionFrame, a: number): number {
+  const lx = (f.cos[a] * f.length[a]) / 2;
+  const ly = (f.sin[a] * f.length[a]) / 2;
+  const wx = (-f.sin[a] * f.width[a]) / 2;
+  const wy = (f.cos[a] * f.width[a]) / 2;
+  let best = -Infinity;
+  for (let c = 0; c < 4; c++) {
+    const sl = c & 1 ? -1 : 1;
+    const sw = c & 2 ? -1 : 1;
+    const d = signedDistanceToRoadEdge(ix, f.x[a] + sl * lx + sw * wx, f.y[a] + sl * ly + sw * wy);
+    if (d > best) best = d;
+  }
+  return best;
+}

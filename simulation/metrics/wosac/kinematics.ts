@@ -1,0 +1,66 @@
+// Kinematic features of the Sim Agents metric (trajectory_features.py): 3-D linear speed and signed
+// acceleration, angular speed and acceleration, all by central differences over the full trajectory.
+
+/** Wrap an angle into [−π, π) as Python's `(a + π) % 2π − π` (floor modulo). */
+export function wrapAnglePy(a: number): number {
+  const m = 2 * Math.PI;
+  const r = (a + Math.PI) % m;
+  return (r < 0 ? r + m : r) - Math.PI;
+}
+
+/**
+ * Speeds and accelerations of one agent at the steps k0 … k0+count−1 of a trajectory of `numSteps`
+ * points stored at `off + k` in x/y/z/yaw. As the official code: speed(k) = |p(k+1) − p(k−1)| / 2dt,
+ * acceleration(k) = (speed(k+1) − speed(k−1)) / 2dt, heading differences wrapped; NaN where a
+ * difference would need a step outside the trajectory. Results go to out*[o + i].
+ */
+export function kinematicFeatures(
+  x: ArrayLike<number>,
+  y: ArrayLike<number>,
+  z: ArrayLike<number>,
+  yaw: ArrayLike<number>,
+  off: number,
+  numSteps: number,
+  k0: number,
+  count: number,
+  dtS: number,
+  outSpeed: Float32Array,
+  outAccel: Float32Array,
+  outAngSpeed: Float32Array,
+  outAngAccel: Float32Array,
+  o: number,
+): void {
+  const speed = (k: number): number => {
+    if (k < 1 || k > numSteps - 2) return NaN;
+    const a = off + k - 1;
+    const b = off + k + 1;
+    const ex = x[b] - x[a];
+    const ey = y[b] - y[a];
+    const ez = z[b] - z[a];
+    return Math.sqrt(ex * ex + ey * ey + ez * ez) / 2 / dtS;
+  };
+  // Heading change per step, (h(k+1) − h(k−1)) wrapped, halved.
+  const dh = (k: number): number =>
+    k < 1 || k > numSteps - 2 ? NaN : wrapAnglePy(yaw[off + k + 1] - yaw[off + k - 1]) / 2;
+  for (let i = 0; i < count; i++) {
+    const k = k0 + i;
+    outSpeed[o + i] = speed(k);
+    outAccel[o + i] = (speed(k + 1) - speed(k - 1)) / 2 / dtS;
+    const d = dh(k);
+    outAngSpeed[o + i] = d / dtS;
+    outAngAccel[o + i] = wrapAnglePy(dh(k + 1) - dh(k - 1)) / 2 / (dtS * dtS);
+  }
+}
+
+/**
+ * Validity of speeds and accelerations over the scored steps, from the log's validity there: a speed
+ * needs both neighbours valid, an acceleration both neighbouring speeds; the first and last scored
+ * steps (two for accelerations) are never valid, as the official `compute_kinematic_validity` on the
+ * future-only mask.
+ */
+export function kinematicValidity(valid: Uint8Array, speedValid: Uint8Array, accelValid: Uint8Array): void {
+  const n = valid.length;
+  for (let t = 0; t < n; t++) speedValid[t] = t > 0 && t < n - 1 && valid[t - 1] && valid[t + 1] ? 1 : 0;
+  for (let t = 0; t < n; t++)
+    accelValid[t] = t > 0 && t < n - 1 && speedValid[t - 1] && speedValid[t + 1] ? 1 : 0;
+}

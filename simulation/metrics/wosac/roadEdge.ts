@@ -1,0 +1,149 @@
+// Signed distance from a point to the road-edge polylines (map_metric_features.py): negative on the
+// road (port side of the edge's direction), positive off it; the sign at a vertex follows convexity.
+import type { MapFeature } from '../../scenario.ts';
+import { SegmentGrid } from './segmentGrid.ts';
+
+/** Road edges prepared for queries: segments, per-polyline facts, and a grid over them. */
+export interface RoadEdgeIndex {
+  sx: Float64Array;
+  sy: Float64Array;
+  dx: Float64Array;
+  dy: Float64Array;
+  /** Polyline of each segment and its index in it. */
+  poly: Int32Array;
+  local: Int32Array;
+  /** Per polyline: first segment, segment count, and whether it closes on itself. */
+  polyFirst: Int32Array;
+  polySegs: Int32Array;
+  polyCyclic: Uint8Array;
+  /** Most points of any polyline: the official padding makes a wrap-around only exist at this length. */
+  maxPoints: number;
+  grid: SegmentGrid;
+}
+
+/** Polylines whose ends are closer than 1 m (squared distance < 1 m²) close on themselves. */
+const CYCLIC_TOLERANCE_M2 = 1;
+const GRID_CELL_M = 10;
+
+export function buildRoadEdgeIndex(edges: readonly MapFeature[]): RoadEdgeIndex {
+  const kept = edges.filter((e) => e.xy.length >= 4); // degenerate (one-point) polylines are skipped
+  let nSeg = 0;
+  for (const e of kept) nSeg += e.xy.length / 2 - 1;
+  const sx = new Float64Array(nSeg);
+  const sy = new Float64Array(nSeg);
+  const dx = new Float64Array(nSeg);
+  const dy = new Float64Array(nSeg);
+  const poly = new Int32Array(nSeg);
+  const local = new Int32Array(nSeg);
+  const boxes = new Float64Array(4 * nSeg);
+  const polyFirst = new Int32Array(kept.length);
+  const polySegs = new Int32Array(kept.length);
+  const polyCyclic = new Uint8Array(kept.length);
+  let maxPoints = 0;
+  let g = 0;
+  kept.forEach((e, p) => {
+    const xy = e.xy;
+    const m = xy.length / 2;
+    maxPoints = Math.max(maxPoints, m);
+    polyFirst[p] = g;
+    polySegs[p] = m - 1;
+    const ex = xy[0] - xy[2 * m - 2];
+    const ey = xy[1] - xy[2 * m - 1];
+    polyCyclic[p] = ex * ex + ey * ey < CYCLIC_TOLERANCE_M2 ? 1 : 0;
+    for (let k = 0; k < m - 1; k++, g++) {
+      sx[g] = xy[2 * k];
+      sy[g] = xy[2 * k + 1];
+      dx[g] = xy[2 * k + 2] - sx[g];
+      dy[g] = xy[2 * k + 3] - sy[g];
+      poly[g] = p;
+      local[g] = k;
+      boxes[4 * g] = Math.min(sx[g], sx[g] + dx[g]);
+      boxes[4 * g + 1] = Math.min(sy[g], sy[g] + dy[g]);
+      boxes[4 * g + 2] = Math.max(sx[g], sx[g] + dx[g]);
+      boxes[4 * g + 3] = Math.max(sy[g], sy[g] + dy[g]);
+    }
+  });
+  return {
+    sx,
+    sy,
+    dx,
+    dy,
+    poly,
+    local,
+    polyFirst,
+    polySegs,
+    polyCyclic,
+    maxPoints,
+    grid: new SegmentGrid(boxes, GRID_CELL_M),
+  };
+}
+
+const cache = new WeakMap<readonly MapFeature[], RoadEdgeIndex>();
+
+/** The index of a map's road edges, built once per edges array. */
+export function roadEdgeIndexOf(edges: readonly MapFeature[]): RoadEdgeIndex {
+  let idx = cache.get(edges);
+  if (!idx) {
+    idx = buildRoadEdgeIndex(edges);
+    cache.set(edges, idx);
+  }
+  return idx;
+}
+
+/** Which side of segment g the point is on: +1 starboard (off-road), −1 port, 0 on its line. */
+function sideOf(ix: RoadEdgeIndex, g: number, px: number, py: number): number {
+  return Math.sign((px - ix.sx[g]) * ix.dy[g] - (py - ix.sy[g]) * ix.dx[g]);
+}
+
+/** Whether the turn from segment a to segment b is counter-clockwise (locally convex). */
+function convex(ix: RoadEdgeIndex, a: number, b: number): boolean {
+  return ix.dx[a] * ix.dy[b] - ix.dy[a] * ix.dx[b] > 0;
+}
+
+/**
+ * Signed 2-D distance from (px, py) to the nearest road-edge segment (ties: the first segment in
+ * map order), signed as the official code: the side of that segment, or — where the point projects
+ * before its start / past its end and a neighbouring segment exists — the more off-road (convex
+ * joint) or more on-road (concave joint) of the two segments' sides. NaN without road edges.
+ */
+export function signedDistanceToRoadEdge(ix: RoadEdgeIndex, px: number, py: number): number {
+  const { sx, sy, dx, dy } = ix;
+  if (sx.length === 0) return NaN;
+  let best = Infinity;
+  let bestG = -1;
+  let bestT = 0;
+  ix.grid.nearest(px, py, (g) => {
+    const ax = px - sx[g];
+    const ay = py - sy[g];
+    const len2 = dx[g] * dx[g] + dy[g] * dy[g];
+    const t = len2 > 0 ? (ax * dx[g] + ay * dy[g]) / len2 : 0;
+    const c = t < 0 ? 0 : t > 1 ? 1 : t;
+    const ex = ax - dx[g] * c;
+    const ey = ay - dy[g] * c;
+    const d = Math.sqrt(ex * ex + ey * ey);
+    if (d < best || (d === best && g < bestG)) {
+      best = d;
+      bestG = g;
+      bestT = t;
+    }
+    return best;
+  });
+  const g = bestG;
+  const n = sideOf(ix, g, px, py);
+  const p = ix.poly[g];
+  const k = ix.local[g];
+  const last = ix.polySegs[p] - 1;
+  // A wrap-around neighbour only exists for closed polylines of the longest length (official padding).
+  const wraps = ix.polyCyclic[p] === 1 && ix.polySegs[p] + 1 === ix.maxPoints;
+  let sign = n;
+  if (bestT < 0 && (k > 0 || wraps)) {
+    const prior = k > 0 ? g - 1 : ix.polyFirst[p] + last;
+    const np = sideOf(ix, prior, px, py);
+    sign = convex(ix, prior, g) ? Math.max(n, np) : Math.min(n, np);
+  } else if (bestT > 1 && (k < last || wraps)) {
+    const next = k < last ? g + 1 : ix.polyFirst[p];
+    const nn = sideOf(ix, next, px, py);
+    sign = convex(ix, g, next) ? Math.max(n, nn) : Math.min(n, nn);
+  }
+  return sign * best;
+}

@@ -1,0 +1,64 @@
+// Time to collision with the agent followed (interaction_features.py): the nearest valid box ahead,
+// roughly aligned and overlapping the agent's straight trail, at constant speeds; capped at 5 s.
+import type { InteractionFrame } from './interactionFrame.ts';
+
+export const MAXIMUM_TIME_TO_COLLISION_S = 5;
+/** Heading difference (unwrapped absolute, as the official code) up to which a box can be followed. */
+const MAX_HEADING_DIFF = (75 * Math.PI) / 180;
+/** With a lateral overlap under SMALL_OVERLAP_M, the headings must agree within 10°. */
+const MAX_HEADING_DIFF_FOR_SMALL_OVERLAP = (10 * Math.PI) / 180;
+const SMALL_OVERLAP_M = 0.5;
+
+/**
+ * Time to collision of agent i: among the valid agents it follows — ahead of its front, heading
+ * difference ≤ 75°, overlapping its trail laterally (≥ 0.5 m, or any overlap within 10°) — the one
+ * with the smallest gap (ties: the lowest row); gap / (speed_i − speed_leader) when closing, capped
+ * at 5 s; 5 s without a leader. Exact: agents whose gap provably exceeds the best gap, or
+ * 5 s × speed_i (which cannot give less than 5 s), are skipped.
+ */
+export function timeToCollision(f: InteractionFrame, i: number): number {
+  const vi = f.speed[i];
+  // Closing speed ≤ vi since speeds are ≥ 0: without positive speed no leader can give less than 5 s.
+  if (!(vi > 0)) return MAXIMUM_TIME_TO_COLLISION_S;
+  const { x, y, yaw, valid, length, width, order, rank, speed } = f;
+  const ci = f.cos[i];
+  const sni = f.sin[i];
+  const hl = length[i] / 2;
+  const hw = width[i] / 2;
+  const horizon = MAXIMUM_TIME_TO_COLLISION_S * vi;
+  let bestGap = Infinity;
+  let bestJ = -1;
+  // A follower's centre lies within hw + (L_j + W_j)/2 of the trail, so gap ≥ dist − hl − hw − (L_j + W_j).
+  const maxExt = f.maxExtent;
+  const slack = hl + hw;
+  for (let dir = -1; dir <= 1; dir += 2) {
+    for (let p = rank[i] + dir; p >= 0 && p < f.n; p += dir) {
+      const j = order[p];
+      const ddx = x[j] - x[i];
+      const bound = Math.abs(ddx) - slack - maxExt;
+      if (bound > bestGap || bound >= horizon) break;
+      if (!valid[j]) continue;
+      const ddy = y[j] - y[i];
+      const yawDiff = Math.abs(yaw[j] - yaw[i]);
+      if (!(yawDiff <= MAX_HEADING_DIFF)) continue;
+      const c = Math.abs(Math.cos(yawDiff));
+      const s = Math.abs(Math.sin(yawDiff));
+      const longOff = (length[j] / 2) * c + (width[j] / 2) * s;
+      const latOff = (length[j] / 2) * s + (width[j] / 2) * c;
+      const relX = ddx * ci + ddy * sni;
+      const relY = -ddx * sni + ddy * ci;
+      const gap = relX - hl - longOff;
+      if (!(gap > 0)) continue;
+      const latOverlap = Math.abs(relY) - hw - latOff;
+      if (!(latOverlap < 0)) continue;
+      if (!(latOverlap < -SMALL_OVERLAP_M || yawDiff <= MAX_HEADING_DIFF_FOR_SMALL_OVERLAP)) continue;
+      if (gap < bestGap || (gap === bestGap && j < bestJ)) {
+        bestGap = gap;
+        bestJ = j;
+      }
+    }
+  }
+  if (bestJ < 0) return MAXIMUM_TIME_TO_COLLISION_S;
+  const rel = vi - speed[bestJ];
+  return rel > 0 ? Math.min(bestGap / rel, MAXIMUM_TIME_TO_COLLISION_S) : MAXIMUM_TIME_TO_COLLISION_S;
+}

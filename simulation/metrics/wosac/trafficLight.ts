@@ -1,0 +1,157 @@
+// Red-light violations of the Sim Agents metric (traffic_light_features.py): an agent whose nearest
+// lane carries a light in the stop state, and that crosses the light's stop point along that lane.
+import { LIGHT, type RoadMap } from '../../scenario.ts';
+import { SegmentGrid } from './segmentGrid.ts';
+
+export interface LightIndex {
+  /** Lane segments: start, vector, owning lane (index into map.lanes). */
+  sx: Float64Array;
+  sy: Float64Array;
+  dx: Float64Array;
+  dy: Float64Array;
+  lane: Int32Array;
+  grid: SegmentGrid;
+  /** Per light whose lane exists: its lane index, states, and the "fence" segment across which crossing counts. */
+  lights: {
+    laneIndex: number;
+    states: Uint8Array;
+    fx: number;
+    fy: number;
+    fdx: number;
+    fdy: number;
+    /** Projection parameter of the stop point along the fence segment. */
+    stopT: number;
+  }[];
+  official: boolean;
+}
+
+const GRID_CELL_M = 10;
+
+/**
+ * The official point-to-segment measure used for lane matching adds the clipped projection instead
+ * of subtracting it: |p − s + t·d|. `official` false gives the true distance |p − s − t·d|.
+ */
+function laneSegmentDistance(ax: number, ay: number, dx: number, dy: number, official: boolean): number {
+  const len2 = dx * dx + dy * dy;
+  const t = len2 > 0 ? (ax * dx + ay * dy) / len2 : 0;
+  const c = (t < 0 ? 0 : t > 1 ? 1 : t) * (official ? -1 : 1);
+  const ex = ax - dx * c;
+  const ey = ay - dy * c;
+  return Math.sqrt(ex * ex + ey * ey);
+}
+
+export function buildLightIndex(map: RoadMap, official: boolean): LightIndex {
+  let nSeg = 0;
+  for (const l of map.lanes) nSeg += Math.max(0, l.xy.length / 2 - 1);
+  const sx = new Float64Array(nSeg);
+  const sy = new Float64Array(nSeg);
+  const dx = new Float64Array(nSeg);
+  const dy = new Float64Array(nSeg);
+  const lane = new Int32Array(nSeg);
+  const boxes = new Float64Array(4 * nSeg);
+  let g = 0;
+  map.lanes.forEach((l, li) => {
+    for (let k = 0; k + 1 < l.xy.length / 2; k++, g++) {
+      sx[g] = l.xy[2 * k];
+      sy[g] = l.xy[2 * k + 1];
+      dx[g] = l.xy[2 * k + 2] - sx[g];
+      dy[g] = l.xy[2 * k + 3] - sy[g];
+      lane[g] = li;
+      // The official measure is the distance to a point of the segment mirrored about its start.
+      const ex = official ? sx[g] - dx[g] : sx[g] + dx[g];
+      const ey = official ? sy[g] - dy[g] : sy[g] + dy[g];
+      boxes[4 * g] = Math.min(sx[g], ex);
+      boxes[4 * g + 1] = Math.min(sy[g], ey);
+      boxes[4 * g + 2] = Math.max(sx[g], ex);
+      boxes[4 * g + 3] = Math.max(sy[g], ey);
+    }
+  });
+  const laneIndexById = new Map(map.lanes.map((l, i) => [l.id, i]));
+  const lights: LightIndex['lights'] = [];
+  for (const light of map.trafficLights) {
+    const li = laneIndexById.get(light.laneId);
+    if (li === undefined) continue; // a light on a lane the map does not have never counts
+    const xy = map.lanes[li].xy;
+    if (xy.length < 4) continue;
+    // The fence: the lane segment nearest the stop point (same measure as lane matching).
+    let best = Infinity;
+    let k = 0;
+    for (let j = 0; j + 1 < xy.length / 2; j++) {
+      const d = laneSegmentDistance(
+        light.stopX - xy[2 * j],
+        light.stopY - xy[2 * j + 1],
+        xy[2 * j + 2] - xy[2 * j],
+        xy[2 * j + 3] - xy[2 * j + 1],
+        official,
+      );
+      if (d < best) {
+        best = d;
+        k = j;
+      }
+    }
+    const fx = xy[2 * k];
+    const fy = xy[2 * k + 1];
+    const fdx = xy[2 * k + 2] - fx;
+    const fdy = xy[2 * k + 3] - fy;
+    const len2 = fdx * fdx + fdy * fdy;
+    const stopT = len2 > 0 ? ((light.stopX - fx) * fdx + (light.stopY - fy) * fdy) / len2 : 0;
+    lights.push({ laneIndex: li, states: light.states, fx, fy, fdx, fdy, stopT });
+  }
+  return { sx, sy, dx, dy, lane, grid: new SegmentGrid(boxes, GRID_CELL_M), lights, official };
+}
+
+const cache = new WeakMap<RoadMap, LightIndex[]>();
+
+export function lightIndexOf(map: RoadMap, official: boolean): LightIndex {
+  let pair = cache.get(map);
+  if (!pair) {
+    pair = [];
+    cache.set(map, pair);
+  }
+  const k = official ? 1 : 0;
+  return (pair[k] ??= buildLightIndex(map, official));
+}
+
+/** Index (into map.lanes) of the lane nearest (px, py) by the lane-matching measure; −1 without lanes. */
+export function nearestLane(ix: LightIndex, px: number, py: number): number {
+  const { sx, sy, dx, dy, official } = ix;
+  if (sx.length === 0) return -1;
+  let best = Infinity;
+  let bestG = -1;
+  ix.grid.nearest(px, py, (g) => {
+    const d = laneSegmentDistance(px - sx[g], py - sy[g], dx[g], dy[g], official);
+    if (d < best || (d === best && g < bestG)) {
+      best = d;
+      bestG = g;
+    }
+    return best;
+  });
+  return ix.lane[bestG];
+}
+
+/**
+ * Whether an agent moving from (x0, y0) at step k−1 to (x1, y1) at step k runs a red light at step
+ * k: some light in the stop state at k whose stop point it crosses (behind before, ahead after,
+ * along the fence segment) while its nearest lane at k is the light's lane.
+ */
+export function runsRedLight(
+  ix: LightIndex,
+  k: number,
+  x0: number,
+  y0: number,
+  x1: number,
+  y1: number,
+): boolean {
+  let lane = -2; // computed on the first crossing only
+  for (const l of ix.lights) {
+    if (l.states[k] !== LIGHT.red) continue;
+    const len2 = l.fdx * l.fdx + l.fdy * l.fdy;
+    if (!(len2 > 0)) continue;
+    const t0 = ((x0 - l.fx) * l.fdx + (y0 - l.fy) * l.fdy) / len2;
+    const t1 = ((x1 - l.fx) * l.fdx + (y1 - l.fy) * l.fdy) / len2;
+    if (!(t0 < l.stopT && t1 > l.stopT)) continue;
+    if (lane === -2) lane = nearestLane(ix, x1, y1);
+    if (lane === l.laneIndex) return true;
+  }
+  return false;
+}
