@@ -60,7 +60,7 @@ export async function importLog(
   } catch (e) {
     writer.abort();
     // Leave no trace of a failed import: the folder goes too when this import created it and it is empty.
-    if (!outExisted && fs.readdirSync(outDir).length === 0) fs.rmdirSync(outDir);
+    if (!outExisted && fs.existsSync(outDir) && fs.readdirSync(outDir).length === 0) fs.rmdirSync(outDir);
     throw e;
   } finally {
     bar?.stop();

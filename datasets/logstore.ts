@@ -1,28 +1,39 @@
 // The log directory (docs/architecture.md): meta.json, frames.arrow (one batch per sweep, random access),
-// poses.arrow, optional labels.arrow and stage outputs. Every file is written atomically; meta.json last.
+// poses.arrow, optional labels.arrow and stage outputs; built in a temporary directory, manifest.json last.
 import fs from 'node:fs';
 import path from 'node:path';
-import { writeFileAtomicSync } from '../core/atomic.ts';
+import { RecordBatchFileWriter, Table } from 'apache-arrow';
+import { AtomicDir, cleanStaleTemps, recoverDir, writeFileAtomicSync } from '../core/atomic.ts';
 import { InputError } from '../core/errors.ts';
-import { batchToBoxes, boxesToBatch, pointCloudToBatch, batchToPointCloud } from '../core/arrow/codec.ts';
+import { boxesToBatch, pointCloudToBatch, batchToPointCloud } from '../core/arrow/codec.ts';
+import { readFixedList, readNumeric } from '../core/arrow/columns.ts';
 import {
-  batchFromColumns,
-  fixedListData,
-  numericData,
-  readFixedList,
-  readNumeric,
-} from '../core/arrow/columns.ts';
-import { ArrowFileAppender, ArrowFileReader, readArrowFile, writeArrowFile } from '../core/arrow/ipc.ts';
-import {
-  type Boxes,
-  type PointCloud,
-  type SensorFrame,
-  concatBoxes,
-  dropNonFinitePoints,
-} from '../core/arrow/records.ts';
+  ArrowFileAppender,
+  ArrowFileReader,
+  type BlockChecksums,
+  parseArrowFile,
+  readArrowFile,
+} from '../core/arrow/ipc.ts';
+import { type Boxes, type PointCloud, type SensorFrame, dropNonFinitePoints } from '../core/arrow/records.ts';
 import { schemaFor } from '../core/arrow/schemas.ts';
 import { validateSchema } from '../core/arrow/validate.ts';
 import type { Pose } from '../core/geometry/pose.ts';
+import { commitLogFiles, isLogDir } from './logCommit.ts';
+import { readBoxesFile, writeBoxesFile, writePoses } from './logFiles.ts';
+import {
+  blockChecksums,
+  checkGroupSizes,
+  entryOfArrow,
+  entryOfFile,
+  listLogFiles,
+  LOG_GROUP,
+  type LogManifest,
+  MANIFEST_FILE,
+  MANIFEST_FORMAT,
+  readChecked,
+  readManifest,
+  writeManifest,
+} from './logManifest.ts';
 
 export const LOG_FORMAT = 'drivekit-log/1';
 
@@ -83,7 +94,7 @@ function growExtent(e: Extent, x: number, y: number, z: number): void {
   if (z > e.max[2]) e.max[2] = z;
 }
 
-/** Writes a log: frames stream to disk as they are appended; nothing is visible until `close()`. */
+/** Writes a log into a temporary sibling directory; it appears at its path, complete, only on `close()`. */
 export class LogWriter {
   private readonly frames: ArrowFileAppender;
   private readonly poses: number[] = [];
@@ -95,23 +106,50 @@ export class LogWriter {
   private labels: Boxes | null = null;
   private readonly extraBoxes = new Map<string, Boxes>();
   private closed = false;
+  /** A failed write (a full disk): every later call fails with it too. */
+  private failure: Error | null = null;
 
   private constructor(
     readonly dir: string,
     private readonly opts: LogCreateOptions & { logId: string },
+    private readonly staging: AtomicDir,
   ) {
     this.frames = new ArrowFileAppender(
-      path.join(dir, 'frames.arrow'),
+      path.join(staging.path, 'frames.arrow'),
       schemaFor('sensorFrame', { log_id: opts.logId }),
     );
   }
 
+  /**
+   * Start a log at `dir`. An existing log is replaced only with `overwrite`, and then as a whole (nothing
+   * of it survives); a directory that is not a log is never replaced unless empty. Leftovers of a killed
+   * writer at `dir` are cleaned first (and a log it had moved aside is put back).
+   */
   static create(dir: string, opts: LogCreateOptions): LogWriter {
-    if (fs.existsSync(path.join(dir, 'meta.json')) && !opts.overwrite) {
-      throw new InputError(dir, 'a log already exists here (pass overwrite / --force to replace it)');
+    recoverDir(dir);
+    if (fs.existsSync(dir)) {
+      if (!fs.statSync(dir).isDirectory()) throw new InputError(dir, 'exists and is not a directory');
+      const names = fs.readdirSync(dir).filter((n) => !n.startsWith('.'));
+      const logLike = isLogDir(dir) || names.includes('frames.arrow') || names.includes('poses.arrow');
+      if (logLike && !opts.overwrite) {
+        throw new InputError(dir, 'a log already exists here (pass overwrite / --force to replace it)');
+      }
+      if (!logLike && names.length > 0) {
+        throw new InputError(dir, 'exists and is not a drivekit log (refusing to replace it)');
+      }
     }
-    fs.mkdirSync(dir, { recursive: true });
-    return new LogWriter(dir, { ...opts, logId: opts.logId ?? path.basename(path.resolve(dir)) });
+    const staging = AtomicDir.begin(dir);
+    try {
+      return new LogWriter(dir, { ...opts, logId: opts.logId ?? path.basename(path.resolve(dir)) }, staging);
+    } catch (e) {
+      staging.abort();
+      throw e;
+    }
+  }
+
+  /** Where files that belong to the log (e.g. scenario.json) are written before `close()` commits them. */
+  get writeDir(): string {
+    return this.staging.path;
   }
 
   get frameCount(): number {
@@ -121,15 +159,21 @@ export class LogWriter {
   /** Append one sweep; NaN/Inf points are dropped and counted. Returns the frame index. */
   appendFrame(frame: FrameInput): number {
     if (this.closed) throw new Error('LogWriter is closed');
+    if (this.failure) throw this.failure;
     if (frame.pose.length !== 16 || !frame.pose.every(Number.isFinite)) {
       throw new Error(`frame ${this.frameCount}: pose is not 16 finite numbers`);
     }
     const { points, dropped } = dropNonFinitePoints(frame.points);
+    try {
+      this.frames.append(pointCloudToBatch(points));
+    } catch (e) {
+      this.failure = writeFailure(this.dir, 'frames.arrow', e);
+      throw this.failure;
+    }
     this.dropped += dropped;
     for (let i = 0; i < points.x.length; i++)
       growExtent(this.pointExtent, points.x[i], points.y[i], points.z[i]);
     growExtent(this.trajectoryExtent, frame.pose[3], frame.pose[7], frame.pose[11]);
-    this.frames.append(pointCloudToBatch(points));
     this.poses.push(...frame.pose);
     this.timestamps.push(frame.timestampNs);
     this.pointsPerFrame.push(points.x.length);
@@ -146,79 +190,138 @@ export class LogWriter {
     this.extraBoxes.set(name, boxes);
   }
 
-  async close(): Promise<LogMeta> {
+  /**
+   * Write poses, labels, meta.json and, last, manifest.json into the temporary directory, then rename it
+   * into place (replacing a previous log). `order`, when given, lists the appended frames' positions in
+   * the order they are to be stored (the recorder sorts by source frame index). Any failure removes the
+   * temporary directory and leaves a previous log untouched.
+   */
+  async close(order?: readonly number[]): Promise<LogMeta> {
     if (this.closed) throw new Error('LogWriter is closed');
+    if (this.failure) {
+      this.abort();
+      throw this.failure;
+    }
     this.closed = true;
-    this.frames.close();
-    await writePoses(
-      path.join(this.dir, 'poses.arrow'),
-      Float64Array.from(this.poses),
-      BigInt64Array.from(this.timestamps),
-    );
-    if (this.labels) await writeBoxesFile(path.join(this.dir, 'labels.arrow'), this.labels);
-    for (const [name, boxes] of this.extraBoxes)
-      await writeBoxesFile(path.join(this.dir, `${name}.arrow`), boxes);
-    const finite = (e: Extent) => (e.min.every(Number.isFinite) ? e : null);
-    const meta: LogMeta = {
-      format: LOG_FORMAT,
-      logId: this.opts.logId,
-      source: this.opts.source,
-      sensor: this.opts.sensor ?? null,
-      rateHz: this.opts.rateHz ?? 10,
-      frameCount: this.frameCount,
-      pointsPerFrame: this.pointsPerFrame,
-      droppedNonFinite: this.dropped,
-      pointExtent: finite(this.pointExtent),
-      trajectoryExtent: finite(this.trajectoryExtent),
-      createdAt: new Date().toISOString(),
-      extra: this.opts.extra ?? {},
-    };
-    // meta.json last: its presence marks a complete log.
-    writeFileAtomicSync(path.join(this.dir, 'meta.json'), JSON.stringify(meta, null, 1) + '\n');
-    return meta;
+    const dir = this.staging.path;
+    let stage = 'frames.arrow';
+    try {
+      this.frames.close();
+      let sums = this.frames.checksums;
+      let poses = this.poses;
+      let timestamps = this.timestamps;
+      let perFrame = this.pointsPerFrame;
+      if (order && order.some((v, i) => v !== i)) {
+        sums = reorderFrames(path.join(dir, 'frames.arrow'), order, this.opts.logId);
+        poses = order.flatMap((k) => this.poses.slice(16 * k, 16 * k + 16));
+        timestamps = order.map((k) => this.timestamps[k]);
+        perFrame = order.map((k) => this.pointsPerFrame[k]);
+      }
+      stage = 'poses.arrow';
+      await writePoses(
+        path.join(dir, 'poses.arrow'),
+        Float64Array.from(poses),
+        BigInt64Array.from(timestamps),
+      );
+      stage = 'labels';
+      if (this.labels) await writeBoxesFile(path.join(dir, 'labels.arrow'), this.labels);
+      for (const [name, boxes] of this.extraBoxes)
+        await writeBoxesFile(path.join(dir, `${name}.arrow`), boxes);
+      const finite = (e: Extent) => (e.min.every(Number.isFinite) ? e : null);
+      const meta: LogMeta = {
+        format: LOG_FORMAT,
+        logId: this.opts.logId,
+        source: this.opts.source,
+        sensor: this.opts.sensor ?? null,
+        rateHz: this.opts.rateHz ?? 10,
+        frameCount: this.frameCount,
+        pointsPerFrame: perFrame,
+        droppedNonFinite: this.dropped,
+        pointExtent: finite(this.pointExtent),
+        trajectoryExtent: finite(this.trajectoryExtent),
+        createdAt: new Date().toISOString(),
+        extra: this.opts.extra ?? {},
+      };
+      stage = 'meta.json';
+      writeFileAtomicSync(path.join(dir, 'meta.json'), JSON.stringify(meta, null, 1) + '\n');
+      // The manifest last: every file with its size and checksum (frames.arrow's from the writer).
+      stage = MANIFEST_FILE;
+      const files: LogManifest['files'] = {};
+      for (const name of listLogFiles(dir)) {
+        files[name] =
+          name === 'frames.arrow'
+            ? entryOfArrow(path.join(dir, name), sums, LOG_GROUP)
+            : entryOfFile(path.join(dir, name), LOG_GROUP);
+      }
+      writeManifest(dir, { format: MANIFEST_FORMAT, files });
+      stage = 'the log directory';
+      this.staging.commit();
+      return meta;
+    } catch (e) {
+      this.frames.abort();
+      this.staging.abort();
+      throw writeFailure(this.dir, stage, e);
+    }
   }
 
-  /** Give up: remove the partial frames file, leave any previous log untouched. */
+  /** Give up: remove the temporary directory; a previous log at the path stays as it was. */
   abort(): void {
-    if (this.closed) return;
     this.closed = true;
     this.frames.abort();
+    this.staging.abort();
   }
 }
 
-async function writePoses(file: string, poses: Float64Array, timestampsNs: BigInt64Array): Promise<void> {
-  const n = timestampsNs.length;
-  const schema = schemaFor('poses');
-  const batch = batchFromColumns(schema, [
-    numericData(Int32Array.from({ length: n }, (_, i) => i)),
-    numericData(timestampsNs),
-    fixedListData(poses, 16),
-  ]);
-  await writeArrowFile(file, [batch]);
+/** A write error as one line naming the log, the file and the cause; a previous log is unchanged. */
+function writeFailure(dir: string, file: string, e: unknown): Error {
+  if (e instanceof InputError) return e;
+  const err = e as NodeJS.ErrnoException;
+  const cause = err.code === 'ENOSPC' ? 'no space left on the device' : (err.message ?? String(e));
+  return new InputError(
+    dir,
+    `could not write ${file} (${cause}); nothing was committed, any previous log is unchanged`,
+  );
 }
 
-/** Write a Boxes record as an Arrow IPC file, atomically. */
-export async function writeBoxesFile(
-  file: string,
-  boxes: Boxes,
-  metadata: Record<string, string> = {},
-): Promise<void> {
-  await writeArrowFile(file, [boxesToBatch(boxes, metadata)]);
-}
-
-/** Read a Boxes Arrow IPC file (all batches concatenated). */
-export function readBoxesFile(file: string): Boxes {
-  const { schema, batches } = readArrowFile(file);
+/** Rewrite a finished frames file with its batches in `order`; returns the new file's checksums. */
+function reorderFrames(file: string, order: readonly number[], logId: string): BlockChecksums {
+  const src = ArrowFileReader.openSync(file);
+  const out = new ArrowFileAppender(file, schemaFor('sensorFrame', { log_id: logId }));
   try {
-    validateSchema(schema, 'boxes', file);
+    for (const k of order) out.append(src.readSync(k));
+    out.close();
   } catch (e) {
-    throw new InputError(file, (e as Error).message.replace(`${file}: `, ''));
+    out.abort();
+    throw e;
+  } finally {
+    void src.close();
   }
-  const parts = batches.map((b) => batchToBoxes(b, file));
-  return parts.length === 1 ? parts[0] : concatBoxes(parts);
+  return out.checksums;
 }
 
-/** Reads a log: metadata and poses eagerly (small), frames on demand by index. */
+export {
+  readBoxesFile,
+  readLogArrowFile,
+  writeBoxesFile,
+  writeLogArrowFile,
+  writePoses,
+} from './logFiles.ts';
+
+/** Leftovers of killed writers at and in `dir` are removed (best effort: a read-only copy keeps them). */
+function cleanLeftovers(dir: string): void {
+  try {
+    recoverDir(dir);
+    cleanStaleTemps(dir);
+  } catch {
+    // A read-only or foreign-owned log is still readable; verify reports what is left.
+  }
+}
+
+/**
+ * Reads a log: metadata and poses eagerly (small), frames on demand by index. With a manifest, the log's
+ * files must have their listed sizes, meta.json and poses.arrow their checksums, and every frame read is
+ * checked against its batch checksum; a log without one (written before manifests) is read as before.
+ */
 export class LogReader {
   private constructor(
     readonly dir: string,
@@ -227,22 +330,42 @@ export class LogReader {
     readonly poses: Float64Array,
     readonly timestampsNs: BigInt64Array,
     private readonly frames: ArrowFileReader,
+    /** False for a log written before manifests existed (nothing to check its contents against). */
+    readonly hasManifest: boolean,
   ) {}
 
   static async open(dir: string): Promise<LogReader> {
+    cleanLeftovers(dir);
     if (!fs.existsSync(dir)) throw new InputError(dir, 'no such log directory');
     const metaPath = path.join(dir, 'meta.json');
-    if (!fs.existsSync(metaPath)) throw new InputError(dir, 'not a drivekit log (meta.json is missing)');
+    const manifest = readManifest(dir);
+    if (!manifest && !fs.existsSync(metaPath))
+      throw new InputError(dir, 'not a drivekit log (meta.json is missing)');
+    const entry = (name: string) => {
+      const e = manifest!.files[name];
+      if (!e || e.group !== LOG_GROUP)
+        throw new InputError(path.join(dir, MANIFEST_FILE), `does not list ${name}`);
+      return e;
+    };
+    if (manifest) {
+      for (const name of ['meta.json', 'frames.arrow', 'poses.arrow']) entry(name);
+      checkGroupSizes(dir, manifest, LOG_GROUP);
+    }
+    const metaBytes = manifest
+      ? readChecked(dir, 'meta.json', entry('meta.json'))
+      : fs.readFileSync(metaPath);
     let meta: LogMeta;
     try {
-      meta = JSON.parse(fs.readFileSync(metaPath, 'utf8')) as LogMeta;
+      meta = JSON.parse(metaBytes.toString('utf8')) as LogMeta;
     } catch (e) {
       throw new InputError(metaPath, `not valid JSON (${(e as Error).message})`);
     }
     if (meta.format !== LOG_FORMAT)
       throw new InputError(metaPath, `format is ${meta.format}, expected ${LOG_FORMAT}`);
     const posesFile = path.join(dir, 'poses.arrow');
-    const { schema, batches } = readArrowFile(posesFile);
+    const { schema, batches } = manifest
+      ? parseArrowFile(readChecked(dir, 'poses.arrow', entry('poses.arrow')), posesFile)
+      : readArrowFile(posesFile);
     try {
       validateSchema(schema, 'poses', posesFile);
     } catch (e) {
@@ -250,7 +373,10 @@ export class LogReader {
     }
     const poses = batches.length ? readFixedList<Float64Array>(batches[0], 'pose') : new Float64Array(0);
     const ts = batches.length ? readNumeric<BigInt64Array>(batches[0], 'timestamp_ns') : new BigInt64Array(0);
-    const frames = await ArrowFileReader.open(path.join(dir, 'frames.arrow'));
+    const frames = await ArrowFileReader.open(
+      path.join(dir, 'frames.arrow'),
+      manifest ? blockChecksums(entry('frames.arrow')) : undefined,
+    );
     if (frames.numBatches !== meta.frameCount || ts.length !== meta.frameCount) {
       await frames.close();
       throw new InputError(
@@ -264,7 +390,7 @@ export class LogReader {
       await frames.close();
       throw e;
     }
-    return new LogReader(dir, meta, poses, ts, frames);
+    return new LogReader(dir, meta, poses, ts, frames, manifest !== null);
   }
 
   get frameCount(): number {
@@ -291,18 +417,38 @@ export class LogReader {
     for (let i = start; i < end; i++) yield await this.readFrame(i);
   }
 
+  /** Whether the log has a Boxes file of that name (committed: listed in the manifest when there is one). */
   hasBoxes(name = 'labels'): boolean {
-    return fs.existsSync(path.join(this.dir, `${name}.arrow`));
+    const m = readManifest(this.dir);
+    return m ? `${name}.arrow` in m.files : fs.existsSync(path.join(this.dir, `${name}.arrow`));
   }
 
   /** A Boxes file of the log ('labels', 'detections', 'tracks', …), or null when absent. */
   readBoxes(name = 'labels'): Boxes | null {
     const file = path.join(this.dir, `${name}.arrow`);
-    return fs.existsSync(file) ? readBoxesFile(file) : null;
+    const m = readManifest(this.dir);
+    if (m ? !(`${name}.arrow` in m.files) && !fs.existsSync(file) : !fs.existsSync(file)) return null;
+    return readBoxesFile(file);
   }
 
+  /** Add (or replace) one Boxes file of the log, as its own group. */
   async writeBoxes(name: string, boxes: Boxes): Promise<void> {
     await writeBoxesFile(path.join(this.dir, `${name}.arrow`), boxes);
+  }
+
+  /**
+   * Add (or replace) a stage's Boxes files together, as one group (e.g. 'discover': detections + tracks):
+   * readers see all of them or refuse them all.
+   */
+  commitBoxes(group: string, files: Record<string, Boxes>): void {
+    commitLogFiles(
+      this.dir,
+      group,
+      Object.entries(files).map(([name, boxes]) => ({
+        name: `${name}.arrow`,
+        bytes: RecordBatchFileWriter.writeAll(new Table([boxesToBatch(boxes)])).toUint8Array(true),
+      })),
+    );
   }
 
   async close(): Promise<void> {

@@ -340,8 +340,11 @@ export async function selfTrain(
     );
     if (r === cfg.rounds && opts.writeToLogs) {
       for (const log of logs) {
-        await log.reader.writeBoxes('selftrain_detections', detections.get(log)!);
-        await log.reader.writeBoxes('selftrain_labels', nextLabels.get(log)!);
+        // One group in the log's manifest: both files of a round or neither.
+        log.reader.commitBoxes('selftrain', {
+          selftrain_detections: detections.get(log)!,
+          selftrain_labels: nextLabels.get(log)!,
+        });
       }
     }
     labels = new Map(

@@ -17,6 +17,7 @@ import {
   type Schema,
 } from 'apache-arrow';
 import { AtomicFileStream, writeFileAtomic } from '../atomic.ts';
+import { Crc32c, crc32c, crc32cCombine } from '../crc32c.ts';
 import { InputError } from '../errors.ts';
 
 /** One record batch as Arrow IPC stream bytes (schema + batch + end marker). */
@@ -120,7 +121,11 @@ export async function writeArrowFile(
 /** Read every batch of an Arrow IPC file (file or stream format). */
 export function readArrowFile(file: string): { schema: Schema; batches: RecordBatch[] } {
   if (!fs.existsSync(file)) throw new InputError(file, 'no such file');
-  const bytes = fs.readFileSync(file);
+  return parseArrowFile(fs.readFileSync(file), file);
+}
+
+/** Every batch of Arrow IPC bytes already read from `file` (named in errors). */
+export function parseArrowFile(bytes: Uint8Array, file: string): { schema: Schema; batches: RecordBatch[] } {
   if (bytes.length === 0) throw new InputError(file, 'file is empty');
   try {
     const table = tableFromIPC(bytes);
@@ -130,46 +135,107 @@ export function readArrowFile(file: string): { schema: Schema; batches: RecordBa
   }
 }
 
-/** A byte sink for Arrow's writer that forwards every chunk straight to a file. */
+/**
+ * CRC32C of an Arrow IPC file in pieces that cover it exactly: `head` (magic and padding, up to the first
+ * record batch), one per record batch block (message + body, as the footer locates it), and `tail`
+ * (end marker, footer, footer length, magic). A reader checks one batch's checksum on the bytes it reads
+ * anyway, so random access stays one read per frame; `file` is the whole file's checksum.
+ */
+export interface BlockChecksums {
+  head: number;
+  batches: number[];
+  tail: number;
+  file: number;
+}
+
+/** A byte sink for Arrow's writer that forwards every chunk straight to a file, checksumming it. */
 class FileByteSink extends AsyncByteQueue {
+  readonly crc = new Crc32c();
   constructor(private readonly out: AtomicFileStream) {
     super();
   }
   override write(value: Uint8Array): void {
-    if (value.byteLength > 0) this.out.write(value);
+    if (value.byteLength > 0) {
+      this.out.write(value);
+      this.crc.update(value);
+    }
   }
 }
 
 /**
  * Incremental Arrow IPC file writer: batches go to disk as they come (memory stays flat for long
- * logs); the file appears at its path only on `close()`.
+ * logs); the file appears at its path only on `close()`. Arrow JS writes the magic when the writer is
+ * reset, each batch's block in one `write`, and the footer in `finish`, so the bytes of each call are
+ * exactly the pieces of BlockChecksums (checked against the footer in `close`).
  */
 export class ArrowFileAppender {
   private readonly out: AtomicFileStream;
+  private readonly sink: FileByteSink;
   private readonly writer = new RecordBatchFileWriter();
-  private count = 0;
+  private readonly head: number;
+  private readonly pieces: { offset: number; bytes: number; crc: number }[] = [];
+  private sums: BlockChecksums | null = null;
 
   constructor(
     target: string,
     private readonly schema: Schema,
   ) {
     this.out = new AtomicFileStream(target);
-    this.writer.reset(new FileByteSink(this.out), schema);
+    this.sink = new FileByteSink(this.out);
+    this.writer.reset(this.sink, schema);
+    this.head = this.sink.crc.value;
+    this.sink.crc.reset();
   }
 
   append(batch: RecordBatch): void {
+    const offset = this.out.bytesWritten;
     // Re-wrap so every batch carries the file's schema (metadata included).
     this.writer.write(new RecordBatch(this.schema, batch.data));
-    this.count++;
+    this.pieces.push({ offset, bytes: this.sink.crc.bytes, crc: this.sink.crc.value });
+    this.sink.crc.reset();
   }
 
   get batches(): number {
-    return this.count;
+    return this.pieces.length;
+  }
+
+  /** The pieces' checksums, once closed. */
+  get checksums(): BlockChecksums {
+    if (!this.sums) throw new Error(`${this.out.target}: checksums are known once the file is closed`);
+    return this.sums;
   }
 
   close(): void {
+    const tailOffset = this.out.bytesWritten;
     this.writer.finish();
+    const tail = this.sink.crc.value;
+    const tailBytes = this.sink.crc.bytes;
+    let file = this.head;
+    for (const p of this.pieces) file = crc32cCombine(file, p.crc, p.bytes);
+    file = crc32cCombine(file, tail, tailBytes);
+    const footer = Footer.decode(this.footerBytes(tailOffset, tailBytes));
+    this.pieces.forEach((p, i) => {
+      const b = footer.getRecordBatch(i)!;
+      if (Number(b.offset) !== p.offset || b.metaDataLength + Number(b.bodyLength) !== p.bytes)
+        throw new Error(
+          `${this.out.target}: batch ${i} was not written as one block (Arrow writer changed?)`,
+        );
+    });
+    this.sums = { head: this.head, batches: this.pieces.map((p) => p.crc), tail, file };
     this.out.commit();
+  }
+
+  /** The footer flatbuffer, read back from the temporary file (it is small). */
+  private footerBytes(tailOffset: number, tailBytes: number): Uint8Array {
+    const fd = fs.openSync(this.out.tempPath, 'r');
+    try {
+      const size = tailOffset + tailBytes;
+      const tail = readAt(fd, size - 10, 10, size);
+      const length = new DataView(tail.buffer, tail.byteOffset).getInt32(0, true);
+      return readAt(fd, size - 10 - length, length, size);
+    } finally {
+      fs.closeSync(fd);
+    }
   }
 
   abort(): void {
@@ -192,13 +258,15 @@ export class ArrowFileReader {
     private fd: number | null,
     private readonly footer: Footer,
     private readonly schemaMessage: Uint8Array,
+    private readonly checksums: BlockChecksums | undefined,
   ) {}
 
-  static async open(file: string): Promise<ArrowFileReader> {
-    return ArrowFileReader.openSync(file);
+  /** With `checksums` (from a manifest), head and tail are checked now and each batch when it is read. */
+  static async open(file: string, checksums?: BlockChecksums): Promise<ArrowFileReader> {
+    return ArrowFileReader.openSync(file, checksums);
   }
 
-  static openSync(file: string): ArrowFileReader {
+  static openSync(file: string, checksums?: BlockChecksums): ArrowFileReader {
     let fd: number;
     try {
       fd = fs.openSync(file, 'r');
@@ -226,7 +294,8 @@ export class ArrowFileReader {
           throw new Error(`record batch ${i} extends past the end of the file (truncated?)`);
         }
       }
-      return new ArrowFileReader(file, fd, footer, schemaMessage);
+      if (checksums) checkHeadAndTail(fd, footer, size, checksums);
+      return new ArrowFileReader(file, fd, footer, schemaMessage, checksums);
     } catch (e) {
       fs.closeSync(fd);
       throw e instanceof InputError ? e : new InputError(file, (e as Error).message);
@@ -262,6 +331,15 @@ export class ArrowFileReader {
       got += n;
     }
     bytes.set(EOS, head + blockLength);
+    if (
+      this.checksums &&
+      crc32c(bytes.subarray(head, head + blockLength)) !== this.checksums.batches[index]
+    ) {
+      throw new InputError(
+        this.file,
+        `batch ${index} does not match its checksum in manifest.json (corrupt; \`drivekit verify\` checks the whole log)`,
+      );
+    }
     try {
       return decodeBatch(bytes);
     } catch (e) {
@@ -272,6 +350,33 @@ export class ArrowFileReader {
   async close(): Promise<void> {
     if (this.fd !== null) fs.closeSync(this.fd);
     this.fd = null;
+  }
+}
+
+/** The ranges [0, first block) and [end of last block, end of file) of an Arrow file. */
+export function headAndTailRanges(footer: Footer): { headEnd: number; tailStart: number } {
+  const n = footer.numRecordBatches;
+  if (n === 0) return { headEnd: 8, tailStart: 8 };
+  const last = footer.getRecordBatch(n - 1)!;
+  return {
+    headEnd: Number(footer.getRecordBatch(0)!.offset),
+    tailStart: Number(last.offset) + last.metaDataLength + Number(last.bodyLength),
+  };
+}
+
+function checkHeadAndTail(fd: number, footer: Footer, size: number, sums: BlockChecksums): void {
+  if (footer.numRecordBatches !== sums.batches.length) {
+    throw new Error(
+      `has ${footer.numRecordBatches} record batches, manifest.json lists ${sums.batches.length}`,
+    );
+  }
+  const { headEnd, tailStart } = headAndTailRanges(footer);
+  if (headEnd > size || tailStart > size) throw new Error('footer points past the end of the file (corrupt)');
+  if (
+    crc32c(readAt(fd, 0, headEnd, size)) !== sums.head ||
+    crc32c(readAt(fd, tailStart, size - tailStart, size)) !== sums.tail
+  ) {
+    throw new Error('header or footer does not match its checksum in manifest.json (corrupt)');
   }
 }
 

@@ -189,8 +189,8 @@ export async function writeSyntheticLog(o: SynthOptions): Promise<SynthResult> {
     writer.setLabels(labels);
     // The scenario goes in last, just before meta.json marks the log complete.
     if (o.writeScenario !== false) {
-      saveScenario(town.scenario, path.join(o.out, 'scenario.json'));
-      saveScenario(town.scenario, path.join(o.out, 'scenario'));
+      saveScenario(town.scenario, path.join(writer.writeDir, 'scenario.json'));
+      saveScenario(town.scenario, path.join(writer.writeDir, 'scenario'));
     }
     const meta = await writer.close();
     return { meta, town, sensor, labels, meshHitsPerLabel };

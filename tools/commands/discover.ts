@@ -102,8 +102,8 @@ export function register(program: Command): void {
         } finally {
           bar.stop();
         }
-        await log.writeBoxes('detections', result.detections);
-        await log.writeBoxes('tracks', result.tracks);
+        // One group: a reader sees both files of this run or refuses both (docs/reliability.md).
+        log.commitBoxes('discover', { detections: result.detections, tracks: result.tracks });
         if (!opts.json) for (const w of result.summary.warnings) process.stderr.write(`warning: ${w}\n`);
         const files = {
           detections: path.join(opts.log, 'detections.arrow'),

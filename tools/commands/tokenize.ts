@@ -5,11 +5,10 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { tokensToBatch } from '../../core/arrow/codec.ts';
 import type { TokenGrid } from '../../core/arrow/records.ts';
-import { writeArrowFile } from '../../core/arrow/ipc.ts';
 import { InputError } from '../../core/errors.ts';
 import { REPO_ROOT } from '../../core/paths.ts';
 import { createProgress, setProgressSilent } from '../../core/progress.ts';
-import { LogReader } from '../../datasets/logstore.ts';
+import { LogReader, writeLogArrowFile } from '../../datasets/logstore.ts';
 import { gridGeometry } from '../../worldmodel/config.ts';
 import { codeUsage } from '../../worldmodel/quantizer.ts';
 import { sensorOrigin, sensorPoints } from '../../worldmodel/sweep.ts';
@@ -62,7 +61,7 @@ export function register(program: Command): void {
         }
         bar.stop();
         await tok.dispose();
-        await writeArrowFile(out, [
+        writeLogArrowFile(out, [
           tokensToBatch(grids, {
             token_m: String(geo.tokenM),
             range_m: String(tok.config.grid.rangeM),

@@ -3,9 +3,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { tokensToBatch } from '../../core/arrow/codec.ts';
-import { writeArrowFile } from '../../core/arrow/ipc.ts';
 import { createProgress } from '../../core/progress.ts';
-import { LogReader } from '../../datasets/logstore.ts';
+import { LogReader, writeLogArrowFile } from '../../datasets/logstore.ts';
 import { writeSyntheticLog } from '../../simulation/town/synthLog.ts';
 import { gridGeometry } from '../../worldmodel/config.ts';
 import { reconstructFrame, TokenizerScore, type TokenizerFigures } from '../../worldmodel/evalTokenizer.ts';
@@ -73,7 +72,7 @@ async function scoreLog(
       bar.tick();
     }
     bar.stop();
-    await writeArrowFile(path.join(dir, 'tokens.arrow'), [
+    writeLogArrowFile(path.join(dir, 'tokens.arrow'), [
       tokensToBatch(grids, { token_m: String(geo.tokenM), range_m: String(tok.config.grid.rangeM) }),
     ]);
     return { role, figures: score.figures(), png };
