@@ -1,0 +1,115 @@
+// Discrete-diffusion sampling of the future token grids (MaskGIT with Copilot4D's changes): K steps, each
+// fixing the most confident tokens under Gumbel-perturbed log-probabilities, with classifier-free guidance.
+import type { Feeds } from '../core/nn/graphSession.ts';
+import type { Rng } from '../core/rng.ts';
+import { temporalMask, windowFeeds, type WindowInput } from './diffusionBatch.ts';
+import type { ForecasterConfig, SamplingConfig } from './forecastConfig.ts';
+import { maskId, noPriorId, POSE_FEATURES } from './forecasterNetwork.ts';
+import { maskCount } from './maskSchedule.ts';
+
+/** Runs the inference graph: feeds → future logits [B, future, t, t, codes] (flat). */
+export type LogitsFn = (feeds: Feeds) => Promise<Float32Array>;
+
+export interface SamplingContext {
+  cfg: ForecasterConfig;
+  codes: number;
+  tokensXY: number;
+  /** The `past` observed (or already predicted) grids, oldest first. */
+  past: readonly Int32Array[];
+  /** The ego-motion prior of each future frame, or null. */
+  priors: readonly (Int32Array | null)[];
+  /** Pose features of the T frames (past then future), relative to the last past frame. */
+  poses: readonly Float32Array[];
+  /**
+   * Future tokens already known (the rest masked); default none. Sampling never changes a given token.
+   */
+  given?: readonly (Int32Array | null)[];
+}
+
+/** A standard Gumbel variate. */
+const gumbel = (rng: Rng) => -Math.log(-Math.log(rng.uniform() * (1 - 2e-12) + 1e-12));
+
+/** Predict the future grids: `sampling.steps` denoising steps (1 = one-shot argmax). */
+export async function sampleFuture(
+  logitsFn: LogitsFn,
+  ctx: SamplingContext,
+  sampling: SamplingConfig,
+  rng: Rng,
+): Promise<Int32Array[]> {
+  const { cfg, codes, tokensXY } = ctx;
+  const { past, future } = cfg.frames;
+  const T = past + future;
+  const G = tokensXY * tokensXY;
+  const P = G / cfg.network.merge ** 2;
+  const C = codes;
+  const MASK = maskId(codes);
+  const fut = Array.from(
+    { length: future },
+    (_, f) => ctx.given?.[f]?.slice() ?? new Int32Array(G).fill(MASK),
+  );
+  const guided = sampling.guidance !== 0;
+  const K = Math.max(1, sampling.steps);
+  const pose = new Float32Array(T * POSE_FEATURES);
+  ctx.poses.forEach((p, i) => pose.set(p, i * POSE_FEATURES));
+  const causal = temporalMask(T, P, 'causal');
+  const self = temporalMask(T, P, 'self');
+  for (let k = 0; k < K; k++) {
+    const tokens = new Int32Array(T * G);
+    const priorCond = new Int32Array(T * G).fill(noPriorId(codes));
+    const maskRatio = new Float32Array(T);
+    ctx.past.forEach((g, i) => tokens.set(g, i * G));
+    fut.forEach((g, f) => {
+      tokens.set(g, (past + f) * G);
+      const pr = ctx.priors[f];
+      if (pr) priorCond.set(pr, (past + f) * G);
+      let m = 0;
+      for (let i = 0; i < G; i++) if (g[i] === MASK) m++;
+      maskRatio[past + f] = m / G;
+    });
+    const cond: WindowInput = { tokens, prior: priorCond, pose, maskRatio, temporal: causal };
+    const batch = guided
+      ? [cond, { ...cond, prior: new Int32Array(T * G).fill(noPriorId(codes)), temporal: self }]
+      : [cond];
+    const logits = await logitsFn(windowFeeds(batch, T, tokensXY));
+    const uncondOffset = future * G * C;
+    // Noise on the choice and on the confidence, annealed to nothing at the last step.
+    const tau = K === 1 ? 0 : sampling.temperature * (1 - k / K);
+    const l = new Float64Array(C);
+    for (let f = 0; f < future; f++) {
+      const g = fut[f];
+      const masked: number[] = [];
+      for (let i = 0; i < G; i++) if (g[i] === MASK) masked.push(i);
+      if (masked.length === 0) continue;
+      const choice = new Int32Array(masked.length);
+      const conf = new Float64Array(masked.length);
+      masked.forEach((i, j) => {
+        const base = (f * G + i) * C;
+        let max = -Infinity;
+        for (let c = 0; c < C; c++) {
+          const v = logits[base + c];
+          l[c] = guided ? v + sampling.guidance * (v - logits[uncondOffset + base + c]) : v;
+          if (l[c] > max) max = l[c];
+        }
+        let z = 0;
+        for (let c = 0; c < C; c++) z += Math.exp(l[c] - max);
+        const logZ = max + Math.log(z);
+        let best = 0;
+        let bestV = -Infinity;
+        for (let c = 0; c < C; c++) {
+          const v = tau > 0 ? l[c] + tau * gumbel(rng) : l[c];
+          if (v > bestV) {
+            bestV = v;
+            best = c;
+          }
+        }
+        choice[j] = best;
+        conf[j] = l[best] - logZ + (tau > 0 ? tau * gumbel(rng) : 0);
+      });
+      // Keep the ⌈γ((k+1)/K)·G⌉ least confident masked (none after the last step); fix the rest.
+      const keep = k === K - 1 ? 0 : Math.min(masked.length - 1, maskCount((k + 1) / K, G));
+      const order = Array.from(masked.keys()).sort((a, b) => conf[b] - conf[a]);
+      for (let r = 0; r < order.length - Math.max(0, keep); r++) g[masked[order[r]]] = choice[order[r]];
+    }
+  }
+  return fut;
+}
