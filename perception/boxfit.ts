@@ -16,8 +16,15 @@ export interface BoxFitConfig {
   trimBottomM: number;
   /** Points sampled per cluster for the closeness score (the hull uses all). */
   maxScorePoints: number;
-  /** Fewest points a kept box may hold. */
+  /** Fewest points a kept box may hold (within minPointsRefRangeM of the ego). */
   minPoints: number;
+  /**
+   * Beyond this BEV range the point minimum falls as minPoints·(minPointsRefRangeM / r)² (an object
+   * returns ∝ 1/r² points), never below minPointsFloor: far pedestrians keep their boxes. 0: off.
+   */
+  minPointsRefRangeM: number;
+  /** The lowest point minimum the range scaling reaches. */
+  minPointsFloor: number;
   /** Box height (top point down to the ground) limits; CPD drops clusters taller than 4 m, keeps > 0.3 m. */
   minHeightM: number;
   maxHeightM: number;
@@ -40,7 +47,10 @@ export const DEFAULT_BOXFIT_CONFIG: BoxFitConfig = {
   closenessWeight: 1,
   trimBottomM: 0.2,
   maxScorePoints: 256,
-  minPoints: 10,
+  // 6 (was 10), with the clustering's minimum, chosen by cross-validation (docs/discovery.md).
+  minPoints: 6,
+  minPointsRefRangeM: 0,
+  minPointsFloor: 4,
   minHeightM: 0.3,
   maxHeightM: 4,
   maxLengthM: 10,
@@ -59,6 +69,8 @@ export const BOXFIT_CONFIG_RANGES: ConfigRanges<BoxFitConfig> = {
   trimBottomM: { min: 0 },
   maxScorePoints: { integer: true, min: 1 },
   minPoints: { integer: true, min: 1 },
+  minPointsRefRangeM: { min: 0 },
+  minPointsFloor: { min: 1 },
   minHeightM: { min: 0 },
   maxHeightM: { above: 0 },
   maxLengthM: { above: 0 },
@@ -204,13 +216,20 @@ export function fitBoxes(
     kept: 0,
     rejected: { points: 0, floating: 0, height: 0, size: 0, volume: 0 },
   };
+  const ref2 = cfg.minPointsRefRangeM * cfg.minPointsRefRangeM;
+  const minPointsAt = (x: number, y: number): number => {
+    const d2 = x * x + y * y;
+    return ref2 === 0 || d2 <= ref2
+      ? cfg.minPoints
+      : Math.max(cfg.minPointsFloor, (cfg.minPoints * ref2) / d2);
+  };
   const out = allocateBoxes(count);
   let k = 0;
   for (let c = 0; c < count; c++) {
     const s = start[c];
     const e = start[c + 1];
     const np = e - s;
-    if (np < cfg.minPoints) {
+    if (np < cfg.minPointsFloor && np < cfg.minPoints) {
       stats.rejected.points++;
       continue;
     }
@@ -244,6 +263,10 @@ export function fitBoxes(
       cfg.method === 'minArea'
         ? minAreaRect(xs.subarray(0, m), ys.subarray(0, m))
         : closenessRect(xs, ys, m, cfg.closenessWeight, cfg.maxScorePoints);
+    if (np < minPointsAt(rect.cx, rect.cy)) {
+      stats.rejected.points++;
+      continue;
+    }
     const groundZ = ground ? groundHeightAt(ground, rect.cx, rect.cy) : zMin;
     if (zMin - groundZ > cfg.maxBottomAboveGroundM) {
       stats.rejected.floating++;

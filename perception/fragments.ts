@@ -14,6 +14,12 @@ export interface FragmentConfig {
   minAngularOverlap: number;
   /** The merged extent, along the line of sight and across it, stays within a vehicle's size. */
   maxUnionSizeM: number;
+  /**
+   * Both fragments must span at least this across the line of sight: a car's bumper and rear window
+   * are a car wide, while people, bicycles and bollards one behind the other on a sidewalk are narrow
+   * and stay apart. 0: any width.
+   */
+  minAcrossM: number;
 }
 
 export const DEFAULT_FRAGMENT_CONFIG: FragmentConfig = {
@@ -21,6 +27,9 @@ export const DEFAULT_FRAGMENT_CONFIG: FragmentConfig = {
   maxRangeGapM: 1.2,
   minAngularOverlap: 0.5,
   maxUnionSizeM: 6,
+  // 1.2 m (was any width): chosen by cross-validation on synthetic 32/64/128-beam sweeps (docs/discovery.md);
+  // merging narrow fragments joined pedestrians and bollards on crowded sidewalks.
+  minAcrossM: 1.2,
 };
 
 /** Allowed values of each field (core/configSchema.ts checks user overrides against them). */
@@ -28,6 +37,7 @@ export const FRAGMENT_CONFIG_RANGES: ConfigRanges<FragmentConfig> = {
   maxRangeGapM: { min: 0 },
   minAngularOverlap: { min: 0, max: 1 },
   maxUnionSizeM: { above: 0 },
+  minAcrossM: { min: 0 },
 };
 
 /**
@@ -73,6 +83,11 @@ export function mergeLineOfSightFragments(
   };
   for (let a = 0; a < K; a++) {
     for (let b = a + 1; b < K; b++) {
+      if (cfg.minAcrossM > 0) {
+        // Width across the line of sight, at each fragment's near edge.
+        if ((aMax[a] - aMin[a]) * rMin[a] < cfg.minAcrossM || (aMax[b] - aMin[b]) * rMin[b] < cfg.minAcrossM)
+          continue;
+      }
       const [near, far] = rMin[a] <= rMin[b] ? [a, b] : [b, a];
       if (rMin[far] - rMax[near] > cfg.maxRangeGapM) continue;
       const along = Math.max(rMax[a], rMax[b]) - rMin[near];

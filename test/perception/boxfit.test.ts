@@ -98,13 +98,27 @@ describe('box fitting', () => {
       lView(5, -10, 2, 2, 0, 300, 2.5, 3.5, 3), // floats 2.5 m up (a canopy)
       lView(20, 10, 14, 0.4, 0.3, 300, 0, 2, 4), // a 14 m wall
       lView(-5, -8, 0.15, 0.15, 0, 300, 0, 0.5, 5), // 0.15 × 0.15 × 0.5 m: under the minimum volume
-      lView(15, -15, 2, 1, 0, 6, 0, 1, 6), // 6 points
+      lView(15, -15, 2, 1, 0, 5, 0, 1, 6), // 5 points, under the minimum of 6
     ];
     const { pts, clusters } = asCluster(parts);
     const r = fitBoxes(pts, clusters, flatGroundModel(0));
     expect(r.stats.kept).toBe(1);
     expect(r.boxes.cx[0]).toBeCloseTo(10, 0);
     expect(r.stats.rejected).toEqual({ points: 1, floating: 1, height: 1, size: 1, volume: 1 });
+  });
+
+  it('lowers the point minimum with range when asked: a far 5-point object is kept, a near one is not', () => {
+    const parts = [
+      lView(5, 2, 0.6, 0.5, 0, 5, 0, 1.7, 1), // a pedestrian at 5 m, 5 points
+      lView(30, 2, 0.6, 0.5, 0, 5, 0, 1.7, 2), // the same at 30 m
+    ];
+    const { pts, clusters } = asCluster(parts);
+    const cfg = { minPoints: 10, minPointsRefRangeM: 10, minPointsFloor: 4, minVolumeM3: 0 };
+    const r = fitBoxes(pts, clusters, flatGroundModel(0), cfg);
+    // At 30 m the minimum is max(4, 10·(10/30)²) = 4.
+    expect(r.stats.kept).toBe(1);
+    expect(r.boxes.cx[0]).toBeCloseTo(30, 0);
+    expect(fitBoxes(pts, clusters, flatGroundModel(0), { ...cfg, minPointsRefRangeM: 0 }).stats.kept).toBe(0);
   });
 
   it('column hull of a large cluster matches the sorted convex hull to within the column width', () => {

@@ -55,4 +55,13 @@ describe('line-of-sight fragments', () => {
     ]);
     expect(mergeLineOfSightFragments(two.pts, two.clusters, { enabled: false }).count).toBe(2);
   });
+
+  it('leaves narrow objects one behind the other apart (people on a sidewalk) unless any width may merge', () => {
+    const { pts, clusters } = panels([
+      { range: 10, az: 0, halfWidth: 0.25 }, // a pedestrian
+      { range: 10.8, az: 0.01, halfWidth: 0.3 }, // another 0.8 m behind, in the same line of sight
+    ]);
+    expect(mergeLineOfSightFragments(pts, clusters).count).toBe(2);
+    expect(mergeLineOfSightFragments(pts, clusters, { minAcrossM: 0 }).count).toBe(1);
+  });
 });
