@@ -4,10 +4,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createProgress } from '../../core/progress.ts';
 import { LogReader } from '../../datasets/logstore.ts';
+import { baselineLog } from '../../perception/baseline.ts';
 import { discoverSweep } from '../../perception/discover.ts';
 import { discoverLog, logSequence, resolvePipelineConfig } from '../../perception/discoverLog.ts';
 import { evaluateBoxes, type EvalReport } from '../../perception/eval/evaluate.ts';
+import { Detector } from '../../perception/detector/model.ts';
+import { SHIPPED_MODEL } from '../commands/detect.ts';
 import { apMarkdownTable, dtcMarkdownTable } from '../report/apTable.ts';
+import { importRealSources, METHODS, predict, realMarkdownTable, scoreRows } from '../report/realEval.ts';
 import { renderBev } from '../report/bevBoxes.ts';
 import type { DemoContext, DemoStep } from './context.ts';
 
@@ -24,10 +28,13 @@ async function discoverInto(ctx: DemoContext, role: string) {
     await log.writeBoxes('tracks', result.tracks);
     let raw: EvalReport | null = null;
     let refined: EvalReport | null = null;
+    let dbscan: EvalReport | null = null;
     const labels = log.readBoxes('labels');
     if (labels) {
       const seq = logSequence(log);
       const ego = { poses: Float64Array.from(log.poses), timesS: seq.timesS! };
+      // The classical baseline beside discovery, so no change can silently fall below it.
+      dbscan = evaluateBoxes(await baselineLog(log), labels, ego);
       raw = evaluateBoxes(result.detections, labels, ego);
       refined = evaluateBoxes(result.tracks, labels, ego);
     }
@@ -50,7 +57,7 @@ async function discoverInto(ctx: DemoContext, role: string) {
         { halfExtentM: 45, pixels: 900, title: `${role} frame ${f}` },
       ),
     );
-    return { summary: result.summary, raw, refined, png: path.basename(png) };
+    return { summary: result.summary, raw, refined, dbscan, png: path.basename(png) };
   } finally {
     await log.close();
   }
@@ -69,8 +76,9 @@ export const discover: DemoStep = {
           `${s.detections} raw boxes (${s.detectionsPerFrame.toFixed(1)} per frame), ${s.tracks} tracks of which ` +
           `${s.refined.tracksKept} kept after refinement (${s.seconds.toFixed(1)} s).`,
       );
-      if (syn.raw && syn.refined) {
+      if (syn.raw && syn.refined && syn.dbscan) {
         const rows = [
+          { name: 'DBSCAN baseline', report: syn.dbscan },
           { name: 'raw clusters', report: syn.raw },
           { name: 'tracked + refined', report: syn.refined },
         ];
@@ -99,6 +107,24 @@ export const discover: DemoStep = {
           `(${s.refined.movingTracks} moving).\n\n![BEV of one KITTI frame](${kitti.png})`,
       );
     }
+    parts.push(await realFrames(ctx));
     ctx.report.push({ title: 'Object discovery (OYSTER seed labels)', body: parts.join('\n\n') });
   },
 };
+
+/** The labelled real frames (KITTI object, AV2) as `npm run eval:real` scores them: DBSCAN, discovery, detector. */
+async function realFrames(ctx: DemoContext): Promise<string> {
+  const logs = await importRealSources(path.join(ctx.outDir, 'eval-real'), true);
+  if (logs.length === 0) return 'No labelled real frames in ../shared/data: the real-data table is skipped.';
+  const detector = fs.existsSync(SHIPPED_MODEL) ? await Detector.load(SHIPPED_MODEL) : null;
+  try {
+    const preds = [];
+    for (const l of logs) preds.push(await predict(l, METHODS, { detector }));
+    return (
+      'Labelled real frames (`npm run eval:real`; AP in %, BEV IoU 0.3, all classes):\n\n' +
+      realMarkdownTable(scoreRows(logs, preds, METHODS, 'all real frames'))
+    );
+  } finally {
+    await detector?.dispose();
+  }
+}
