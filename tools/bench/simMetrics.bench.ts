@@ -68,6 +68,11 @@ export const benchmarks: Benchmark[] = [
       const { rollouts: N } = SIM_METRICS_BENCH;
       const scenarios = metricScenarios();
       const samples = scenarios.map((s) => allocateScenarioRollouts(s, N));
+      const cpu = () => {
+        const u = process.cpuUsage();
+        return (u.user + u.system) / 1e6;
+      };
+      const c0 = cpu();
       const t0 = performance.now();
       for (let n = 0; n < N; n++) {
         // One seeded stochastic IDM; the environment's rollout index picks each rollout's draws.
@@ -76,8 +81,10 @@ export const benchmarks: Benchmark[] = [
         collect(env, scenarios, samples, n);
       }
       const t1 = performance.now();
+      const c1 = cpu();
       const scores = scenarios.map((s, i) => scoreScenarioRollouts(s, samples[i]));
       const t2 = performance.now();
+      const c2 = cpu();
       const agents = scenarios.reduce((p, s) => p + s.agents.ids.length, 0);
       const steps = SIM_BENCH.numSteps - SIM_BENCH.currentStep - 1;
       const agentSteps = agents * steps * N;
@@ -92,6 +99,10 @@ export const benchmarks: Benchmark[] = [
         agentStepsPerSec: Math.round(agentSteps / ((t2 - t0) / 1000)),
         steppingAgentStepsPerSec: Math.round(agentSteps / ((t1 - t0) / 1000)),
         metricsAgentStepsPerSec: Math.round(agentSteps / ((t2 - t1) / 1000)),
+        // CPU seconds of this process: the figure on one core when the machine is shared.
+        agentStepsPerCpuSec: Math.round(agentSteps / (c2 - c0)),
+        steppingCpuS: +(c1 - c0).toFixed(2),
+        metricsCpuS: +(c2 - c1).toFixed(2),
         steppingS: +((t1 - t0) / 1000).toFixed(2),
         metricsS: +((t2 - t1) / 1000).toFixed(2),
         metaMetric: +mean.metaMetric.toFixed(4),
