@@ -1,5 +1,6 @@
 // The stream message of docs/architecture.md "Streams": ZeroMQ multipart [topic, Arrow IPC stream bytes], one
-// record batch per message, plus an end-of-stream marker [EOS_TOPIC, JSON]; parsing never throws.
+// record batch per message, plus an end-of-stream marker [EOS_TOPIC, JSON] whose payload is checked; parsing
+// never throws.
 import { AsyncByteQueue, type RecordBatch, RecordBatchStreamWriter } from 'apache-arrow';
 import { decodeBatch } from '../arrow/ipc.ts';
 import type { RecordKind } from '../arrow/schemas.ts';
@@ -11,13 +12,27 @@ export const EOS_TOPIC = '$eos';
 export interface EndOfStream {
   /** Data topic the sender was publishing. */
   topic: string;
-  /** Messages the sender sent before the marker (null when the marker did not say). */
-  messages: number | null;
+  /** Messages the sender sent before the marker. */
+  messages: number;
+  /** False when the sender stopped before the end of its input (a signal): more may follow on a restart. */
+  complete: boolean;
+  /** A replay's source: the log id and the frame range [start, end) it set out to send. */
+  logId?: string;
+  start?: number;
+  end?: number;
 }
 
+/** What a sender may add to its end-of-stream marker (everything but topic and count). */
+export type EosInfo = Partial<Omit<EndOfStream, 'topic' | 'messages'>>;
+
 /** Why a received message was skipped. */
-export type MalformedKind = 'frame-count' | 'not-arrow' | 'wrong-schema';
-export const MALFORMED_KINDS: readonly MalformedKind[] = ['frame-count', 'not-arrow', 'wrong-schema'];
+export type MalformedKind = 'frame-count' | 'not-arrow' | 'wrong-schema' | 'bad-eos';
+export const MALFORMED_KINDS: readonly MalformedKind[] = [
+  'frame-count',
+  'not-arrow',
+  'wrong-schema',
+  'bad-eos',
+];
 
 export type Incoming =
   | { type: 'batch'; topic: string; batch: RecordBatch; body: Buffer; bytes: number }
@@ -75,20 +90,39 @@ export function batchMessage(topic: string, batch: RecordBatch): [string, Buffer
   return [topic, encodeBatchBytes(batch)];
 }
 
-export function eosMessage(topic: string, messages: number): [string, string] {
-  return [EOS_TOPIC, JSON.stringify({ topic, messages } satisfies EndOfStream)];
+export function eosMessage(topic: string, messages: number, info: EosInfo = {}): [string, string] {
+  return [EOS_TOPIC, JSON.stringify({ topic, messages, complete: true, ...info } satisfies EndOfStream)];
 }
 
-function parseEos(body: Buffer | undefined): EndOfStream {
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+
+/**
+ * The marker's payload, or why it is not one: a JSON object with `topic` (string) and `messages` (a
+ * count), optionally `complete` (boolean; absent means true, as senders before it wrote), `logId` and a
+ * frame range `start` ≤ `end`. Anything else is malformed, never a clean end of the stream.
+ */
+function parseEos(body: Buffer): EndOfStream | string {
+  let j: Record<string, unknown>;
   try {
-    const j = JSON.parse(body?.toString('utf8') ?? '') as Partial<EndOfStream>;
-    return {
-      topic: typeof j.topic === 'string' ? j.topic : '',
-      messages: typeof j.messages === 'number' && Number.isInteger(j.messages) ? j.messages : null,
-    };
+    j = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
   } catch {
-    return { topic: '', messages: null };
+    return 'payload is not JSON';
   }
+  if (typeof j !== 'object' || j === null || Array.isArray(j)) return 'payload is not a JSON object';
+  if (typeof j.topic !== 'string') return 'payload has no topic';
+  if (!isCount(j.messages)) return 'payload has no message count';
+  if (j.complete !== undefined && typeof j.complete !== 'boolean')
+    return "payload's complete is not a boolean";
+  if (j.logId !== undefined && typeof j.logId !== 'string') return "payload's logId is not a string";
+  if (
+    (j.start !== undefined || j.end !== undefined) &&
+    !(isCount(j.start) && isCount(j.end) && j.start <= j.end)
+  )
+    return "payload's frame range is not 0 ≤ start ≤ end";
+  const eos: EndOfStream = { topic: j.topic, messages: j.messages, complete: j.complete !== false };
+  if (j.logId !== undefined) eos.logId = j.logId as string;
+  if (j.start !== undefined) [eos.start, eos.end] = [j.start as number, j.end as number];
+  return eos;
 }
 
 /**
@@ -97,7 +131,10 @@ function parseEos(body: Buffer | undefined): EndOfStream {
  */
 export function parseMessage(frames: readonly Buffer[], kind?: RecordKind): Incoming {
   if (frames.length === 2 && frames[0].toString('utf8') === EOS_TOPIC) {
-    return { type: 'eos', eos: parseEos(frames[1]) };
+    const eos = parseEos(frames[1]);
+    return typeof eos === 'string'
+      ? { type: 'malformed', kind: 'bad-eos', detail: eos }
+      : { type: 'eos', eos };
   }
   if (frames.length !== 2) {
     return { type: 'malformed', kind: 'frame-count', detail: `${frames.length} frames, expected 2` };

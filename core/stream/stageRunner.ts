@@ -7,7 +7,14 @@ import type { RecordKind } from '../arrow/schemas.ts';
 import { SchemaError } from '../arrow/validate.ts';
 import { newCounters, SkipLog, type StageCounters } from './counters.ts';
 import type { Endpoint } from './endpoint.ts';
-import { batchMessage, checkTopic, eosMessage, parseMessage, type EndOfStream } from './message.ts';
+import {
+  batchMessage,
+  checkTopic,
+  eosMessage,
+  parseMessage,
+  type EndOfStream,
+  type EosInfo,
+} from './message.ts';
 import {
   DEFAULT_SOCKET_CONFIG,
   openInput,
@@ -33,6 +40,16 @@ export interface StageOutput {
   topic: string;
   /** PUB only: wait for this many subscribers before the first send (PUB drops until then). */
   subscribers?: number;
+  /** Facts for the end-of-stream marker (a replay's log id and frame range); `complete` is set here. */
+  eosInfo?: EosInfo;
+}
+
+/**
+ * Thrown by a transform when the stage cannot go on (its output cannot be written, e.g. a full disk): the
+ * stage stops and runStage rejects, instead of counting the message as skipped and carrying on.
+ */
+export class StageFatalError extends Error {
+  override name = 'StageFatalError';
 }
 
 export interface BatchContext {
@@ -67,8 +84,11 @@ export interface StageConfig {
   log?: (line: string) => void;
   /** Called once the sockets are bound/connected (ephemeral ports resolved). */
   onReady?: (addresses: { input?: string; output?: string }) => void;
-  /** Called when an end-of-stream marker arrives. */
-  onEos?: (eos: EndOfStream) => void;
+  /**
+   * Called when an end-of-stream marker arrives; returning false means it does not end this stage's
+   * input (e.g. another source's marker, or a sender that stopped early and may be restarted).
+   */
+  onEos?: (eos: EndOfStream) => boolean | void;
 }
 
 export type StopReason = 'eos' | 'signal' | 'source-end';
@@ -165,6 +185,7 @@ export async function runStage(cfg: StageConfig): Promise<StageResult> {
     try {
       result = await transform(batch, { topic, index });
     } catch (e) {
+      if (e instanceof StageFatalError) throw e;
       const detail = (e as Error).message?.split('\n')[0] ?? String(e);
       skips.skip(e instanceof SchemaError ? 'wrong-schema' : 'transform-failed', detail);
       return;
@@ -185,9 +206,11 @@ export async function runStage(cfg: StageConfig): Promise<StageResult> {
         await handle(batch, cfg.output?.topic ?? '');
         if (signal.aborted) throw new Stopped();
       }
-      stoppedBy = 'source-end';
+      // A source that returns early on abort (a replay sleeping between frames) was stopped, not done.
+      stoppedBy = signal.aborted ? 'signal' : 'source-end';
     } else {
       const wantEos = cfg.input!.eosCount ?? 1;
+      let endsTaken = 0;
       for (;;) {
         if (signal.aborted) throw new Stopped();
         let frames: Buffer[];
@@ -202,8 +225,8 @@ export async function runStage(cfg: StageConfig): Promise<StageResult> {
           skips.skip(msg.kind, msg.detail);
         } else if (msg.type === 'eos') {
           counters.eos++;
-          cfg.onEos?.(msg.eos);
-          if (counters.eos >= wantEos) {
+          if (cfg.onEos?.(msg.eos) === false) continue;
+          if (++endsTaken >= wantEos) {
             stoppedBy = 'eos';
             break;
           }
@@ -229,7 +252,8 @@ export async function runStage(cfg: StageConfig): Promise<StageResult> {
   if (output && !output.closed) {
     output.sendTimeout = signal.aborted ? Math.min(drainMs, 1000) : drainMs;
     try {
-      await output.send(eosMessage(cfg.output!.topic, counters.out));
+      const complete = stoppedBy !== 'signal';
+      await output.send(eosMessage(cfg.output!.topic, counters.out, { ...cfg.output!.eosInfo, complete }));
       eosSent = true;
     } catch (e) {
       if (!isEagain(e)) throw e;

@@ -165,15 +165,34 @@ describe('stream messages', () => {
     expect(parseMessage([t, boxes]).type).toBe('batch');
   });
 
-  it('marks end-of-stream with the number of messages sent', () => {
+  it('marks end-of-stream with the number of messages sent; a malformed marker is not an end', () => {
     const [topic, body] = eosMessage('frames', 12);
     expect(topic).toBe(EOS_TOPIC);
     const m = parseMessage([Buffer.from(topic), Buffer.from(body)]);
-    expect(m).toEqual({ type: 'eos', eos: { topic: 'frames', messages: 12 } });
-    expect(parseMessage([Buffer.from(EOS_TOPIC), Buffer.from('?')])).toEqual({
+    expect(m).toEqual({ type: 'eos', eos: { topic: 'frames', messages: 12, complete: true } });
+    const early = eosMessage('frames', 3, { complete: false, logId: 'a', start: 0, end: 8 });
+    expect(parseMessage(early.map((f) => Buffer.from(f)))).toEqual({
       type: 'eos',
-      eos: { topic: '', messages: null },
+      eos: { topic: 'frames', messages: 3, complete: false, logId: 'a', start: 0, end: 8 },
     });
+    // A marker from before `complete` existed still ends a stream.
+    expect(parseMessage([Buffer.from(EOS_TOPIC), Buffer.from('{"topic":"t","messages":2}')])).toMatchObject({
+      type: 'eos',
+      eos: { complete: true },
+    });
+    const bad = (payload: string) => parseMessage([Buffer.from(EOS_TOPIC), Buffer.from(payload)]);
+    for (const payload of [
+      '?',
+      'not json',
+      '[]',
+      '{"messages":3}',
+      '{"topic":"t","messages":-1}',
+      '{"topic":"t","messages":1.5}',
+      '{"topic":"t","messages":2,"complete":"yes"}',
+      '{"topic":"t","messages":2,"start":5,"end":3}',
+    ]) {
+      expect(bad(payload), payload).toMatchObject({ type: 'malformed', kind: 'bad-eos' });
+    }
   });
 });
 

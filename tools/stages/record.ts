@@ -1,13 +1,14 @@
-// `drivekit stage record --in <endpoint> --out <log>`: writes received SensorFrame messages to a log
-// (LogWriter, atomic) until end-of-stream or SIGINT/SIGTERM, then commits the frames it has.
+// `drivekit stage record --in <endpoint> --out <log>`: writes one source's SensorFrame messages to a log
+// (LogWriter, all-or-nothing) in source frame order until its end-of-stream or SIGINT/SIGTERM, then commits.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { batchToSensorFrame } from '../../core/arrow/codec.ts';
 import { InputError } from '../../core/errors.ts';
 import { parseEndpoint } from '../../core/stream/endpoint.ts';
-import type { EndOfStream } from '../../core/stream/message.ts';
+import { StageFatalError } from '../../core/stream/stageRunner.ts';
 import { LogWriter } from '../../datasets/logstore.ts';
+import { formatRanges, RecordLedger } from './recordLedger.ts';
 import { RATE_KEY } from './replay.ts';
 import {
   addStreamOptions,
@@ -24,6 +25,7 @@ interface RecordOptions extends StreamCliOptions {
   topic: string[];
   force?: boolean;
   logId?: string;
+  sourceLogId?: string;
   eosCount: number;
   reportEvery: number;
 }
@@ -39,6 +41,7 @@ export function register(stage: Command): void {
     .option('--topic <prefix>', 'sub: topic prefix to subscribe to (repeatable; default all)', collect, [])
     .option('--force', 'replace an existing log at --out')
     .option('--log-id <id>', 'log id of the new log (default: its directory name)')
+    .option('--source-log-id <id>', "record only this source log's frames (default: the first frame's)")
     .option('--eos-count <n>', 'end-of-stream markers to wait for (one per producer)', intOption(1), 1)
     .option('--report-every <n>', 'print a progress line every n frames (0: never)', intOption(0), 0);
   addStreamOptions(cmd).action(async (opts: RecordOptions) => {
@@ -46,11 +49,18 @@ export function register(stage: Command): void {
       throw new InputError(opts.out, 'a log already exists here (pass --force to replace it)');
     }
     const endpoint = parseEndpoint(opts.in, 'in');
+    const ledger = new RecordLedger({ logId: opts.sourceLogId });
+    const say = (line: string) => process.stderr.write(`record: ${line}\n`);
+    const saidOnce = new Set<string>();
+    const once = (kind: string, line: string) => {
+      if (!saidOnce.has(kind)) say(`${line}; further ones are only counted`);
+      saidOnce.add(kind);
+    };
+    let sent: number | null = null;
     // The writer opens at the first frame, which says the source's rate; LogWriter keeps a reference
-    // to `extra`, so the source frame indices collected below land in meta.json on close.
+    // to `extra`, so what the ledger found lands in meta.json on close.
     let writer: LogWriter | null = null;
-    const sourceFrameIndex: number[] = [];
-    const extra: Record<string, unknown> = { recordedFrom: endpoint.url, sourceFrameIndex };
+    const extra: Record<string, unknown> = { recordedFrom: endpoint.url };
     const open = (rateHz?: number) =>
       LogWriter.create(opts.out, {
         source: 'stream',
@@ -59,7 +69,6 @@ export function register(stage: Command): void {
         overwrite: opts.force,
         extra,
       });
-    let lastEos: EndOfStream | null = null;
 
     let result;
     try {
@@ -67,19 +76,37 @@ export function register(stage: Command): void {
         {
           name: 'record',
           input: { endpoint, kind: 'sensorFrame', topics: opts.topic, eosCount: opts.eosCount },
-          onEos: (eos) => (lastEos = eos),
+          onEos: (eos) => {
+            const { ends, note } = ledger.endOfStream(eos);
+            if (note) say(note);
+            if (ends) sent = eos.messages;
+            return ends;
+          },
           transform: (batch, ctx) => {
             const frame = batchToSensorFrame(batch, `message ${ctx.index}`);
-            if (!writer) {
-              const rate = Number(batch.schema.metadata.get(RATE_KEY));
-              extra.sourceLogId = frame.logId;
-              writer = open(rate > 0 ? rate : undefined);
+            const verdict = ledger.accept(frame.logId, ctx.topic, frame.frameIndex);
+            if (!verdict.ok) {
+              once(
+                verdict.why,
+                verdict.why === 'duplicate'
+                  ? `dropped frame ${frame.frameIndex}, already recorded (a restarted sender?)`
+                  : `refused a frame of another source (log ${frame.logId}, topic '${ctx.topic}')`,
+              );
+              return null;
             }
-            writer.appendFrame(frame);
-            sourceFrameIndex.push(frame.frameIndex);
-            if (opts.reportEvery > 0 && writer.frameCount % opts.reportEvery === 0) {
-              process.stderr.write(`record: ${writer.frameCount} frames\n`);
+            try {
+              if (!writer) {
+                const rate = Number(batch.schema.metadata.get(RATE_KEY));
+                writer = open(rate > 0 ? rate : undefined);
+              }
+              writer.appendFrame(frame);
+            } catch (e) {
+              // The log cannot be written (a full disk, a bad --out): stop, commit nothing.
+              throw new StageFatalError((e as Error).message);
             }
+            ledger.appended(frame.frameIndex);
+            if (opts.reportEvery > 0 && writer.frameCount % opts.reportEvery === 0)
+              say(`${writer.frameCount} frames`);
             return null;
           },
         },
@@ -87,19 +114,37 @@ export function register(stage: Command): void {
       );
     } catch (e) {
       (writer as LogWriter | null)?.abort();
-      throw e;
+      throw e instanceof StageFatalError ? new Error(e.message) : e;
     }
+    const r = ledger.report();
+    Object.assign(extra, {
+      sourceLogId: r.sourceLogId,
+      sourceTopic: r.sourceTopic,
+      sourceFrameIndex: r.frames,
+      missingFrames: r.missing,
+      duplicateFrames: r.duplicates,
+      refusedOtherSource: r.otherSource,
+      complete: r.complete,
+    });
     const w: LogWriter = writer ?? open();
-    const meta = await w.close();
-    let gaps = 0;
-    for (let i = 1; i < sourceFrameIndex.length; i++)
-      if (sourceFrameIndex[i] !== sourceFrameIndex[i - 1] + 1) gaps++;
-    const sent = (lastEos as EndOfStream | null)?.messages ?? null;
-    if (sent !== null && sent > meta.frameCount) {
-      process.stderr.write(`record: the sender sent ${sent} messages, ${meta.frameCount} were recorded\n`);
-    }
+    const meta = await w.close(ledger.order());
+    if (r.missing.length) say(`missing source frames ${formatRanges(r.missing)}`);
+    if (r.duplicates.length) say(`dropped repeated source frames ${formatRanges(r.duplicates)}`);
+    if (r.otherSource) say(`refused ${r.otherSource} frame(s) of other sources`);
     printSummary(
-      { stage: 'record', log: opts.out, frames: meta.frameCount, gaps, sent, ...resultSummary(result) },
+      {
+        stage: 'record',
+        log: opts.out,
+        frames: meta.frameCount,
+        gaps: r.missing.length,
+        missing: r.missing,
+        duplicates: r.duplicates,
+        refused: r.otherSource,
+        sent,
+        sourceLogId: r.sourceLogId,
+        complete: r.complete,
+        ...resultSummary(result),
+      },
       opts.json,
     );
   });
