@@ -30,6 +30,8 @@ export const SCALEOUT_BENCH = {
   /** Trivial jobs for BullMQ's own throughput, and the in-process worker's concurrency. */
   trivialJobs: 5000,
   trivialConcurrency: 50,
+  /** `info` jobs (a meta.json read: ~no work) timed through one warm worker for the overhead per job. */
+  overheadJobs: 200,
 };
 
 const load = () => Number(os.loadavg()[0].toFixed(2));
@@ -148,10 +150,10 @@ async function stopWorkers(ps: ChildProcess[]): Promise<void> {
 const clearMarkers = (logs: string[]) =>
   logs.forEach((l) => fs.rmSync(path.join(l, '.drivekit-job-discover.json'), { force: true }));
 
-async function flowSeconds(conn: RedisConnection, logs: string[]): Promise<number> {
+async function flowSeconds(conn: RedisConnection, logs: string[], command = 'discover'): Promise<number> {
   clearMarkers(logs);
   const t0 = Date.now();
-  const h = await submitFlow(conn, DEFAULT_SCALEOUT_CONFIG, 'discover', logs, {});
+  const h = await submitFlow(conn, DEFAULT_SCALEOUT_CONFIG, command, logs, {});
   const s = await waitFlow(conn, DEFAULT_SCALEOUT_CONFIG, h, () => {}, t0);
   if (s.completed !== logs.length) throw new Error(`flow: ${s.failed} failed (${s.failures[0]?.error})`);
   return (Date.now() - t0) / 1000;
@@ -192,17 +194,33 @@ async function bullmqThroughput(conn: RedisConnection): Promise<{ jobsPerS: numb
   return { jobsPerS: trivialJobs / s, redisCpuShare: cpu / s };
 }
 
+/** Logs and a Redis server in a temp dir for one benchmark, removed afterwards. */
+async function withCluster(
+  logCount: number,
+  fn: (logs: string[], url: string, root: string) => Promise<void>,
+): Promise<void> {
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'dk-bench-scaleout-')));
+  let redis: ChildProcess | null = null;
+  try {
+    const logs = Array.from({ length: logCount }, (_, i) =>
+      path.join(root, `log${String(i).padStart(2, '0')}`),
+    );
+    for (const [i, l] of logs.entries()) await writeLog(l, i);
+    fs.mkdirSync(path.join(root, 'redis'));
+    const r = await startRedis(path.join(root, 'redis'));
+    redis = r.proc;
+    await fn(logs, r.url, root);
+  } finally {
+    redis?.kill('SIGKILL');
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}
+
 export const benchmarks: Benchmark[] = [
   {
-    names: ['scaleout_discover', 'scaleout_overhead', 'scaleout_bullmq'],
-    async run(emit: (f: Figure) => void) {
-      const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'dk-bench-scaleout-')));
-      const logs = Array.from({ length: SCALEOUT_BENCH.logs }, (_, i) =>
-        path.join(root, `log${String(i).padStart(2, '0')}`),
-      );
-      let redis: ChildProcess | null = null;
-      try {
-        for (const [i, l] of logs.entries()) await writeLog(l, i);
+    names: ['scaleout_discover'],
+    run: (emit: (f: Figure) => void) =>
+      withCluster(SCALEOUT_BENCH.logs, async (logs, url, root) => {
         const n = logs.length;
         // The plain command, one process per log, as a shell loop would run it.
         let t0 = Date.now();
@@ -222,24 +240,21 @@ export const benchmarks: Benchmark[] = [
         for (const l of logs) await runCommandInProcess('discover', ['--log', l]);
         const seqIn = (Date.now() - t0) / 1000;
         emit({ name: 'scaleout_discover_sequential_inprocess', logs: n, seconds: seqIn, load1: load() });
-
-        fs.mkdirSync(path.join(root, 'redis'));
-        const r = await startRedis(path.join(root, 'redis'));
-        redis = r.proc;
-        const conn = parseRedisUrl(r.url);
-        let oneWorkerWarm = NaN;
+        const conn = parseRedisUrl(url);
+        let one = NaN;
         for (const w of SCALEOUT_BENCH.workers) {
-          const ps = await startWorkers(r.url, w, root);
+          const ps = await startWorkers(url, w, root);
           try {
             const cold = await flowSeconds(conn, logs); // includes starting each worker's job process
             const warm = await flowSeconds(conn, logs);
-            if (w === 1) oneWorkerWarm = warm;
+            if (w === 1) one = warm;
             emit({
               name: 'scaleout_discover_workers',
               workers: w,
               logs: n,
               seconds_cold: cold,
               seconds: warm,
+              speedup_vs_1_worker: Number((one / warm).toFixed(2)),
               speedup_vs_sequential_cli: Number((seqCli / warm).toFixed(2)),
               speedup_vs_sequential_inprocess: Number((seqIn / warm).toFixed(2)),
               cores: os.cpus().length,
@@ -249,26 +264,48 @@ export const benchmarks: Benchmark[] = [
             await stopWorkers(ps);
           }
         }
-        emit({
-          name: 'scaleout_overhead_ms_per_job',
-          ms: Number((((oneWorkerWarm - seqIn) * 1000) / n).toFixed(1)),
-          note: '1 warm worker vs the same discover calls in one process',
-          load1: load(),
-        });
-        const t = await bullmqThroughput(conn);
+      }),
+  },
+  {
+    names: ['scaleout_overhead_ms_per_job'],
+    run: (emit: (f: Figure) => void) =>
+      withCluster(1, async (logs, url, root) => {
+        const inputs = Array.from({ length: SCALEOUT_BENCH.overheadJobs }, () => logs[0]);
+        await runCommandInProcess('info', [logs[0]]);
+        const t0 = Date.now();
+        for (const l of inputs) await runCommandInProcess('info', [l]);
+        const inProcessMs = (Date.now() - t0) / inputs.length;
+        const ps = await startWorkers(url, 1, root);
+        try {
+          await flowSeconds(parseRedisUrl(url), inputs.slice(0, 4), 'info'); // start the job process
+          const s = await flowSeconds(parseRedisUrl(url), inputs, 'info');
+          emit({
+            name: 'scaleout_overhead_ms_per_job',
+            ms: Number(((s * 1000) / inputs.length - inProcessMs).toFixed(2)),
+            job_ms: Number(((s * 1000) / inputs.length).toFixed(2)),
+            in_process_ms: Number(inProcessMs.toFixed(2)),
+            jobs: inputs.length,
+            load1: load(),
+          });
+        } finally {
+          await stopWorkers(ps);
+        }
+      }),
+  },
+  {
+    names: ['scaleout_bullmq_jobs_per_s'],
+    run: (emit: (f: Figure) => void) =>
+      withCluster(0, async (_logs, url) => {
+        const t = await bullmqThroughput(parseRedisUrl(url));
         emit({
           name: 'scaleout_bullmq_jobs_per_s',
           jobs_per_s: Math.round(t.jobsPerS),
-          redis_cpu_share: Number(t.redisCpuShare.toFixed(2)),
+          redis_cpu_us_per_job: Number(((t.redisCpuShare / t.jobsPerS) * 1e6).toFixed(1)),
           jobs_per_s_at_redis_saturation: Math.round(t.jobsPerS / t.redisCpuShare),
           jobs: SCALEOUT_BENCH.trivialJobs,
           concurrency: SCALEOUT_BENCH.trivialConcurrency,
           load1: load(),
         });
-      } finally {
-        redis?.kill('SIGKILL');
-        fs.rmSync(root, { recursive: true, force: true });
-      }
-    },
+      }),
   },
 ];
