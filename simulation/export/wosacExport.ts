@@ -89,8 +89,9 @@ export function submissionType(): protobuf.Type {
 
 /**
  * The rollouts of one scenario of a sim output in the Sim Agents layout: every agent valid at the
- * current step, each future step from the file (an agent the policy let go invalid holds its last
- * valid pose). A simulated agent or step missing from the file is an InputError naming `file`.
+ * current step, each future step as the file holds it (an agent the policy let go invalid — log
+ * replay — keeps the log's values, as the official logged oracle). A simulated agent or step missing
+ * from the file is an InputError naming `file`.
  */
 export function groupToScenarioRollouts(g: RolloutGroup, file: string): ScenarioRollouts {
   const s = g.scenario;
@@ -115,7 +116,6 @@ export function groupToScenarioRollouts(g: RolloutGroup, file: string): Scenario
     const present = g.present?.[n];
     rows.forEach((row, a) => {
       const base = row * s.numSteps + s.currentStep;
-      let last = base;
       for (let t = 0; t < T; t++) {
         const k = base + 1 + t;
         if (present && !present[k])
@@ -123,12 +123,11 @@ export function groupToScenarioRollouts(g: RolloutGroup, file: string): Scenario
             file,
             `scenario '${s.id}' rollout ${n}: agent id ${s.agents.ids[row]} has no state at step ${s.currentStep + 1 + t}`,
           );
-        if (tr.valid[k]) last = k;
         const o = (n * A + a) * T + t;
-        out.x[o] = tr.x[last];
-        out.y[o] = tr.y[last];
-        out.z[o] = tr.z[last];
-        out.yaw[o] = tr.yaw[last];
+        out.x[o] = tr.x[k];
+        out.y[o] = tr.y[k];
+        out.z[o] = tr.z[k];
+        out.yaw[o] = tr.yaw[k];
       }
     });
   });

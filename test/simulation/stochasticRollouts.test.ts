@@ -2,6 +2,7 @@
 // the same rollouts however the copies are batched, another seed others; the deterministic forms stay.
 import { describe, expect, it } from 'vitest';
 import { AGENTS, SANITY_AGENTS } from '../../simulation/agents/registry.ts';
+import { logReplayRollouts } from '../../simulation/metrics/wosac/rollouts.ts';
 import { rolloutScenarios } from '../../simulation/rollout.ts';
 import { straightRoadScenario } from './fixtures.ts';
 
@@ -50,11 +51,13 @@ describe('stochastic rollouts', () => {
 
   it('replay samples are the logged future; stand-still keeps every agent where it is', () => {
     const s = scenario();
+    s.agents.valid.fill(0, 1 * s.numSteps + 20, 2 * s.numSteps); // agent 1 leaves the log at step 20
     const [rep] = rolloutScenarios([s], AGENTS.replay, { rollouts: 2 });
+    const log = logReplayRollouts(s, 2);
+    expect(Array.from(rep.samples.agentRows)).toEqual(Array.from(log.agentRows));
+    for (const k of ['x', 'y', 'z', 'yaw'] as const)
+      expect(Array.from(rep.samples[k])).toEqual(Array.from(log[k]));
     const T = rep.samples.numFutureSteps;
-    for (let a = 0; a < 4; a++)
-      for (let t = 0; t < T; t++)
-        expect(rep.samples.x[(4 + a) * T + t]).toBe(s.agents.x[a * s.numSteps + s.currentStep + 1 + t]);
     const [still] = rolloutScenarios([s], SANITY_AGENTS.still);
     const controlled = [0, 1, 2, 3].filter((a) => s.controlled[a]);
     expect(controlled.length).toBeGreaterThan(0);

@@ -1,6 +1,6 @@
 // `drivekit sim --scenarios <dir|file> --agents <replay|cv|idm|still> --out <dir>`: N seeded closed-loop
-// rollouts per scenario (stochastic agents; --deterministic for one), rollouts.arrow (AgentStates + a
-// rollout column), the input scenarios, and metrics.json / metrics.csv (one row per scenario, the mean).
+// rollouts per scenario scored with the Sim Agents (WOSAC 2025) metric and the rollout metrics; writes
+// rollouts.arrow (AgentStates + a rollout column), the scenarios, metrics.json / metrics.csv.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
@@ -11,11 +11,13 @@ import { createProgress } from '../../core/progress.ts';
 import { AGENTS, agentByName, SANITY_AGENTS, STOCHASTIC_AGENTS } from '../../simulation/agents/registry.ts';
 import { rolloutBatch, SIM_FILES } from '../../simulation/export/rolloutSet.ts';
 import { meanMetrics } from '../../simulation/metrics/scenarioMetrics.ts';
+import { meanWosacScores, scoreScenarioRollouts } from '../../simulation/metrics/wosac/score.ts';
 import { rolloutScenarios } from '../../simulation/rollout.ts';
 import { saveScenario } from '../../simulation/scenarioIo.ts';
 import { loadScenarios } from '../../simulation/scenarioSources.ts';
 import { intOption } from '../numberOption.ts';
 import { formatMetricTable, jsonWithNulls, METRIC_COLUMNS } from '../report/simMetrics.ts';
+import { formatWosacTable, wosacRow } from '../report/wosacTable.ts';
 
 export { SIM_FILES };
 
@@ -77,8 +79,14 @@ export async function runSim(opts: SimOptions): Promise<Record<string, unknown>>
   );
   const rows = results.map((r) => r.metrics);
   const mean = meanMetrics(rows);
+  // The Sim Agents realism: likelihoods of the log under the N rollouts, SDC + tracks_to_predict scored.
+  const wosacRows = results.map((r) => scoreScenarioRollouts(r.scenario, r.samples));
+  const wosac = { ...meanWosacScores(wosacRows), rows: wosacRows };
   const run = { scenarios: results.length, agents: opts.agents, rollouts: N, seed: stochastic ? seed : null };
-  writeFileAtomicSync(path.join(opts.out, SIM_FILES.metrics), jsonWithNulls({ ...run, mean, rows }) + '\n');
+  writeFileAtomicSync(
+    path.join(opts.out, SIM_FILES.metrics),
+    jsonWithNulls({ ...run, wosac, mean, rows }) + '\n',
+  );
   const keys = [
     'scenario',
     ...METRIC_COLUMNS.map((c) => c[0]),
@@ -96,10 +104,19 @@ export async function runSim(opts: SimOptions): Promise<Record<string, unknown>>
   if (!opts.json)
     process.stdout.write(
       `${opts.agents}: ${N} rollout(s) per scenario (${stochastic ? `stochastic, seed ${seed}` : 'deterministic'}); rates are means over the rollouts\n\n` +
+        `Sim Agents realism (WOSAC 2025 metric: meta-metric and likelihoods of the log under the rollouts)\n\n` +
+        formatWosacTable(
+          [
+            ...wosacRows.map((w) => wosacRow(w.scenarioId, N, [w])),
+            ...(wosacRows.length > 1 ? [wosacRow('mean', N, wosacRows)] : []),
+          ],
+          'scenario',
+        ) +
+        `\n\nRollout metrics\n\n` +
         formatMetricTable(rows, mean) +
         `\n\nwrote ${opts.out}\n`,
     );
-  return { ...run, mean };
+  return { ...run, wosac: { metaMetric: wosac.metaMetric, components: wosac.components }, mean };
 }
 
 export function register(program: Command): void {
@@ -135,7 +152,10 @@ export function register(program: Command): void {
       'scenario',
     )
     .option('--limit <n>', 'simulate only the first n scenarios', intOption('--limit', 1))
-    .option('--json', 'print {"scenarios","agents","rollouts","seed","mean":{…}} as one JSON line')
+    .option(
+      '--json',
+      'print {"scenarios","agents","rollouts","seed","wosac":{metaMetric,components},"mean":{…}} as one JSON line',
+    )
     .action(async (opts: SimOptions) => {
       if (opts.control !== 'scenario' && opts.control !== 'all')
         throw new InputError('--control', `must be 'scenario' or 'all', got '${opts.control}'`);

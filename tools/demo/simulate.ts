@@ -1,6 +1,6 @@
 // Demo step: closed-loop simulation — replay, constant-velocity and IDM agents on the real Waymo
-// scenario, a synthetic town and the AV2 log's tracks (metric tables), the long-tail set with the
-// collision rate of each agent per kind, and exports (Parquet, WOMD) that re-import.
+// scenario, a synthetic town and the AV2 log's tracks (metric tables and the Sim Agents realism table),
+// the long-tail set with the collision rate of each agent per kind, and exports (Parquet, WOMD, WOSAC).
 import fs from 'node:fs';
 import path from 'node:path';
 import { realData } from '../../core/paths.ts';
@@ -15,6 +15,8 @@ import { runExport } from '../commands/export.ts';
 import { formatLongtailTable, runLongtailKind } from '../commands/longtail.ts';
 import { runSim } from '../commands/sim.ts';
 import { markdownMetricTable } from '../report/simMetrics.ts';
+import { resultRows, resultSets } from '../report/wosacResults.ts';
+import { markdownWosacTable } from '../report/wosacTable.ts';
 import { LONGTAIL_KINDS } from '../../simulation/longtail/generate.ts';
 import type { DemoStep } from './context.ts';
 
@@ -43,7 +45,7 @@ export const simulate: DemoStep = {
     const out = path.join(ctx.outDir, 'simulation');
     fs.mkdirSync(out, { recursive: true });
     const sections: string[] = [];
-    const bar = createProgress('simulate', 4);
+    const bar = createProgress('simulate', 5);
     // 1. The real Waymo Open Motion scenario.
     const womdFile = realData('womd', 'motion_data_one_scenario.tfrecord');
     if (fs.existsSync(womdFile)) {
@@ -57,12 +59,19 @@ export const simulate: DemoStep = {
       ctx.figures['womd idm realism meta'] = +t.rows.idm.realism_meta.toFixed(3);
       // A sim run on disk, exported to Parquet and WOMD; the WOMD export re-imports.
       const simDir = path.join(out, 'womd-idm');
-      await runSim({ scenarios: womdFile, agents: 'idm', out: simDir, json: true });
+      await runSim({ scenarios: womdFile, agents: 'idm', out: simDir, rollouts: 1, json: true });
       const pq = await runExport({ rollouts: simDir, format: 'parquet' });
       const tf = await runExport({ rollouts: simDir, format: 'womd' });
       const back = loadScenarios(tf.files[0]);
       sections.push(
         `Exports of the IDM rollout: ${pq.files.length} Parquet tables in ${path.dirname(pq.files[0])}; WOMD TFRecord ${tf.files[0]} re-imports as ${back.length} scenario with ${back[0].scenario.agents.ids.length} tracks × ${back[0].scenario.numSteps} steps.`,
+      );
+      // 32 seeded IDM rollouts as a Sim Agents challenge submission file.
+      const subDir = path.join(out, 'womd-idm-32');
+      await runSim({ scenarios: womdFile, agents: 'idm', out: subDir, rollouts: 32, seed: 0, json: true });
+      const sub = await runExport({ rollouts: subDir, format: 'wosac', json: true });
+      sections.push(
+        `32 seeded IDM rollouts as a Waymo Sim Agents submission (SimAgentsChallengeSubmission, 80 steps at 10 Hz): ${sub.files[0]} (${(fs.statSync(sub.files[0]).size / 1e6).toFixed(1)} MB).`,
       );
     } else sections.push(`Waymo scenario skipped: ${womdFile} not found.`);
     bar.tick();
@@ -87,7 +96,22 @@ export const simulate: DemoStep = {
       );
     }
     bar.tick();
-    // 4. Long-tail scenarios, each kind oracle-checked.
+    // 4. The Sim Agents realism table (official WOSAC 2025 metric) with the stand-still sanity row.
+    const N = 8;
+    const wosac: string[] = [];
+    for (const set of resultSets(ctx.quick ? 0 : 1)) {
+      const rows = resultRows(set, N);
+      const idm = rows.find((r) => r.agent === 'idm')!;
+      ctx.figures[`wosac meta idm ${set.name.split(' ')[0]}`] = +idm.metaMetric.toFixed(3);
+      wosac.push(
+        `${set.name}: ${set.scenarios.length} scenario(s), ${rows[0].scoredAgents.toFixed(0)} scored agents each\n\n${markdownWosacTable(rows)}`,
+      );
+    }
+    sections.push(
+      `Sim Agents realism (the official WOSAC 2025 meta-metric and its likelihoods; N = ${N} seeded rollouts per scenario here, 32 in the challenge and the README; 'still' is a broken agent that stands still, the sanity row):\n\n${wosac.join('\n\n')}`,
+    );
+    bar.tick();
+    // 5. Long-tail scenarios, each kind oracle-checked.
     const count = ctx.quick ? 3 : 20;
     const reports = Object.keys(LONGTAIL_KINDS).map((k) =>
       runLongtailKind(k, count, 1, path.join(out, 'longtail'), true),
