@@ -24,6 +24,11 @@ export const COMMANDS: CommandSpec[] = [
     load: () => import('./info.ts'),
   },
   {
+    name: 'verify',
+    summary: "check a log against its manifest (every file's size and CRC32C, structure); exit 1 on a problem",
+    load: () => import('./verify.ts'),
+  },
+  {
     name: 'synth',
     summary: 'generate a synthetic log: procedural town, traffic and simulated LiDAR with exact labels',
     load: () => import('./synth.ts'),
@@ -37,6 +42,11 @@ export const COMMANDS: CommandSpec[] = [
     name: 'discover',
     summary: 'discover objects without labels (ground, clusters, boxes, tracks, refinement) into a log',
     load: () => import('./discover.ts'),
+  },
+  {
+    name: 'odometry',
+    summary: 'estimate poses from the sweeps (scan-to-map ICP, KISS-ICP style) into poses.arrow',
+    load: () => import('./odometry.ts'),
   },
   {
     name: 'eval',
@@ -68,6 +78,21 @@ export const COMMANDS: CommandSpec[] = [
     name: 'eval-tokenizer',
     summary: "score the tokenizer's reconstruction of a log: depth L1, Chamfer, codebook usage",
     load: () => import('./evalTokenizer.ts'),
+  },
+  {
+    name: 'train-worldmodel',
+    summary: 'train the world model: discrete-diffusion forecasting of future token grids (Copilot4D)',
+    load: () => import('./trainWorldmodel.ts'),
+  },
+  {
+    name: 'forecast',
+    summary: "forecast a log's future sweeps with the world model (Arrow IPC, vehicle frame of t0)",
+    load: () => import('./forecast.ts'),
+  },
+  {
+    name: 'eval-forecast',
+    summary: 'score forecasts by the 4D-Occ protocol beside the tokenizer floor, copy-last and constant velocity',
+    load: () => import('./evalForecast.ts'),
   },
   {
     name: 'sim',

@@ -1,0 +1,88 @@
+// Replacing a log's poses with estimated ones (odometry): poses.arrow rewritten atomically, the source's
+// own poses kept once as poses.source.arrow, meta.json's trajectory extent and provenance updated.
+import fs from 'node:fs';
+import path from 'node:path';
+import { writeFileAtomicSync } from '../core/atomic.ts';
+import { readFixedList, readNumeric } from '../core/arrow/columns.ts';
+import { readArrowFile } from '../core/arrow/ipc.ts';
+import { validateSchema } from '../core/arrow/validate.ts';
+import { InputError } from '../core/errors.ts';
+import { type LogMeta, writePoses } from './logstore.ts';
+
+export const SOURCE_POSES_FILE = 'poses.source.arrow';
+
+/** The poses of a poses.arrow-shaped file (16 numbers per frame) and their timestamps. */
+export function readPosesArrow(file: string): { poses: Float64Array; timestampsNs: BigInt64Array } {
+  const { schema, batches } = readArrowFile(file);
+  try {
+    validateSchema(schema, 'poses', file);
+  } catch (e) {
+    throw new InputError(file, (e as Error).message.replace(`${file}: `, ''));
+  }
+  if (!batches.length) return { poses: new Float64Array(0), timestampsNs: new BigInt64Array(0) };
+  return {
+    poses: readFixedList<Float64Array>(batches[0], 'pose'),
+    timestampsNs: readNumeric<BigInt64Array>(batches[0], 'timestamp_ns'),
+  };
+}
+
+/** True when every pose is the identity: the log was imported without poses. */
+export function isIdentityTrajectory(poses: Float64Array): boolean {
+  for (let i = 0; i < poses.length; i++) {
+    const want = i % 16 === 0 || i % 16 === 5 || i % 16 === 10 || i % 16 === 15 ? 1 : 0;
+    if (Math.abs(poses[i] - want) > 1e-12) return false;
+  }
+  return true;
+}
+
+/** The source's poses of a log: poses.source.arrow when odometry replaced them, else poses.arrow; null if none. */
+export function sourcePosesOf(dir: string): Float64Array | null {
+  const kept = path.join(dir, SOURCE_POSES_FILE);
+  const poses = readPosesArrow(fs.existsSync(kept) ? kept : path.join(dir, 'poses.arrow')).poses;
+  if (!fs.existsSync(kept) && isIdentityTrajectory(poses)) return null;
+  return poses;
+}
+
+/**
+ * Write estimated poses into a log. The first replacement moves the source's poses (when it had any, not
+ * all identity) to poses.source.arrow; later ones leave that file alone. `provenance` goes to
+ * meta.json's extra.poses.
+ */
+export async function replaceLogPoses(
+  dir: string,
+  poses: Float64Array,
+  timestampsNs: BigInt64Array,
+  provenance: Record<string, unknown>,
+): Promise<{ sourceKept: string | null }> {
+  const posesFile = path.join(dir, 'poses.arrow');
+  const metaFile = path.join(dir, 'meta.json');
+  const meta = JSON.parse(fs.readFileSync(metaFile, 'utf8')) as LogMeta;
+  if (poses.length !== 16 * meta.frameCount)
+    throw new InputError(dir, `${poses.length / 16} poses for ${meta.frameCount} frames`);
+  const kept = path.join(dir, SOURCE_POSES_FILE);
+  let sourceKept: string | null = fs.existsSync(kept) ? kept : null;
+  const replacedBefore = (meta.extra.posesEstimatedBy ?? null) !== null;
+  if (!sourceKept && !replacedBefore && !isIdentityTrajectory(readPosesArrow(posesFile).poses)) {
+    fs.copyFileSync(posesFile, `${kept}.tmp`);
+    fs.renameSync(`${kept}.tmp`, kept);
+    sourceKept = kept;
+  }
+  await writePoses(posesFile, poses, timestampsNs);
+  const min: [number, number, number] = [Infinity, Infinity, Infinity];
+  const max: [number, number, number] = [-Infinity, -Infinity, -Infinity];
+  for (let i = 0; i < poses.length; i += 16) {
+    for (let k = 0; k < 3; k++) {
+      const v = poses[i + 4 * k + 3];
+      if (v < min[k]) min[k] = v;
+      if (v > max[k]) max[k] = v;
+    }
+  }
+  meta.trajectoryExtent = meta.frameCount ? { min, max } : null;
+  meta.extra = {
+    ...meta.extra,
+    posesEstimatedBy: provenance,
+    sourcePoses: sourceKept ? SOURCE_POSES_FILE : (meta.extra.sourcePoses ?? null),
+  };
+  writeFileAtomicSync(metaFile, JSON.stringify(meta, null, 1) + '\n');
+  return { sourceKept };
+}
