@@ -38,6 +38,11 @@ export interface BoxFitConfig {
   maxBottomAboveGroundM: number;
   /** Extend each box down to the ground below it: the lower part of objects is often occluded. */
   extendToGround: boolean;
+  /**
+   * Footprint sides shorter than this grow to it away from the sensor, their near edge kept: a small
+   * object shows only its near surface (a pedestrian's front: 0.5 × 0.3 m of a 0.6 × 0.7 m box). 0: off.
+   */
+  minFootprintM: number;
   /** Score = n / (n + scoreHalfPoints) for a cluster of n points: denser clusters rank first. */
   scoreHalfPoints: number;
 }
@@ -59,6 +64,7 @@ export const DEFAULT_BOXFIT_CONFIG: BoxFitConfig = {
   maxVolumeM3: 200,
   maxBottomAboveGroundM: 1,
   extendToGround: true,
+  minFootprintM: 0,
   scoreHalfPoints: 30,
 };
 
@@ -77,6 +83,7 @@ export const BOXFIT_CONFIG_RANGES: ConfigRanges<BoxFitConfig> = {
   maxWidthM: { above: 0 },
   minVolumeM3: { min: 0 },
   maxVolumeM3: { above: 0 },
+  minFootprintM: { min: 0 },
   scoreHalfPoints: { above: 0 },
 };
 
@@ -287,6 +294,7 @@ export function fitBoxes(
       stats.rejected.volume++;
       continue;
     }
+    if (cfg.minFootprintM > 0) padFootprint(rect, cfg.minFootprintM);
     out.frameIndex[k] = frameIndex;
     out.cx[k] = rect.cx;
     out.cy[k] = rect.cy;
@@ -301,6 +309,33 @@ export function fitBoxes(
   }
   stats.kept = k;
   return { boxes: sliceBoxes(out, k), stats };
+}
+
+/**
+ * Grow a rectangle's sides shorter than `minM` to `minM`, in place, moving its centre away from the
+ * sensor at the origin so that the side facing the sensor stays where the points are.
+ */
+export function padFootprint(rect: Rect2, minM: number): void {
+  const ux = Math.cos(rect.yaw);
+  const uy = Math.sin(rect.yaw);
+  // Along the length (u) and the width (v = u turned left): grow by the deficit, shift by half of it
+  // in the direction pointing away from the origin.
+  const along = rect.cx * ux + rect.cy * uy;
+  const across = -rect.cx * uy + rect.cy * ux;
+  if (rect.length < minM) {
+    const d = (minM - rect.length) / 2;
+    const s = along >= 0 ? 1 : -1;
+    rect.cx += s * d * ux;
+    rect.cy += s * d * uy;
+    rect.length = minM;
+  }
+  if (rect.width < minM) {
+    const d = (minM - rect.width) / 2;
+    const s = across >= 0 ? 1 : -1;
+    rect.cx -= s * d * uy;
+    rect.cy += s * d * ux;
+    rect.width = minM;
+  }
 }
 
 /** The first n rows of a box set, as views. */

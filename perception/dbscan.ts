@@ -129,15 +129,14 @@ export function dbscan(pts: XYZ, mask: Uint8Array | null, config: Partial<Dbscan
       const u = nbr[k];
       if (u < c) continue; // −1, or a cell whose points come before p's (their pairs were seen from there)
       for (let q = u === c ? p + 1 : start[u], qe = start[u + 1]; q < qe; q++) {
-        if (!core[q]) continue;
+        // Already in p's set: nothing to join, no distance needed.
+        if (!core[q] || parent[q] === rp) continue;
         const dx = sx[q] - px;
         const dy = sy[q] - py;
         const dz = sz[q] - pz;
         if (dx * dx + dy * dy + dz * dz > eps2) continue;
-        if (parent[q] === rp) continue;
         const rb = findRoot(parent, q);
-        if (rb === rp) continue;
-        parent[rb] = rp;
+        if (rb !== rp) parent[rb] = rp;
         parent[q] = rp;
       }
     }

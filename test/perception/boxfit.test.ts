@@ -1,7 +1,7 @@
 // Box fitting: an L-shaped view of a car gives its heading and footprint, the box reaches down to the
 // ground, and the documented filters drop tall, floating, tiny, long and sparse clusters.
 import { describe, expect, it } from 'vitest';
-import { closenessRect, columnHull, fitBoxes } from '../../perception/boxfit.ts';
+import { closenessRect, columnHull, fitBoxes, padFootprint } from '../../perception/boxfit.ts';
 import { convexHull, polygonArea } from '../../core/geometry/polygon.ts';
 import type { ClusterResult } from '../../perception/cluster.ts';
 import { flatGroundModel } from '../../perception/ground.ts';
@@ -119,6 +119,21 @@ describe('box fitting', () => {
     expect(r.stats.kept).toBe(1);
     expect(r.boxes.cx[0]).toBeCloseTo(30, 0);
     expect(fitBoxes(pts, clusters, flatGroundModel(0), { ...cfg, minPointsRefRangeM: 0 }).stats.kept).toBe(0);
+  });
+
+  it('grows a small footprint to the minimum away from the sensor, keeping the side the points are on', () => {
+    // A pedestrian's front at 10 m straight ahead: 0.5 m across (y), 0.2 m deep (x), nearest side x = 9.9.
+    const rect = { cx: 10, cy: 3, length: 0.5, width: 0.2, yaw: Math.PI / 2 };
+    padFootprint(rect, 0.6);
+    expect(rect.length).toBeCloseTo(0.6, 9);
+    expect(rect.width).toBeCloseTo(0.6, 9);
+    // Width (along x) grew by 0.4 m, all of it behind: the near side stays at x = 9.9.
+    expect(rect.cx - rect.width / 2).toBeCloseTo(9.9, 9);
+    // Length (along y) grew by 0.1 m away from the sensor (+y side): the near side stays at y = 2.75.
+    expect(rect.cy - rect.length / 2).toBeCloseTo(2.75, 9);
+    const big = { cx: -20, cy: 0, length: 4, width: 1.8, yaw: 0 };
+    padFootprint(big, 0.6);
+    expect(big).toEqual({ cx: -20, cy: 0, length: 4, width: 1.8, yaw: 0 });
   });
 
   it('column hull of a large cluster matches the sorted convex hull to within the column width', () => {

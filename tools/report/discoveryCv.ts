@@ -31,6 +31,10 @@ export const CV_KNOBS: Record<string, Record<string, DiscoverConfigInput>> = {
     'volume ≥ 0.1 m³': { boxfit: { minVolumeM3: 0.1 } },
     'volume ≥ 0.03 m³': { boxfit: { minVolumeM3: 0.03 } },
   },
+  footprint: {
+    'as fitted': { boxfit: { minFootprintM: 0 } },
+    'at least 0.6 m': { boxfit: { minFootprintM: 0.6 } },
+  },
   fragments: {
     merge: { fragments: { enabled: true, minAcrossM: 0 } },
     'merge wide only (≥ 1.2 m)': { fragments: { enabled: true, minAcrossM: 1.2 } },
