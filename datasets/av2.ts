@@ -11,6 +11,7 @@ import { lz4FrameDecompress } from './codecs/lz4.ts';
 import type { FrameInput } from './logstore.ts';
 import { byFrameName, inputFileSize, isDirectory, readInputFile } from './inputFiles.ts';
 import type { SourceOpener } from './source.ts';
+import { checkSensorPoints } from './plausibility.ts';
 
 // Arrow JS ships no codecs: AV2 feathers use LZ4_FRAME (checked on the shipped files); ZSTD is
 // named in a clear error rather than Arrow's generic "codec not found".
@@ -312,8 +313,13 @@ export const open: SourceOpener = async (input, opts) => {
     }
     counted[f] = 1;
   };
+  const extra: Record<string, unknown> = {};
+  let dropped = 0;
   const frameAt = (i: number): FrameInput => {
-    const points = readAv2Sweep(sweeps[i]);
+    const checked = checkSensorPoints(readAv2Sweep(sweeps[i]), sweeps[i], opts);
+    const points = checked.points;
+    dropped += checked.dropped;
+    if (dropped) extra.droppedImplausiblePoints = dropped;
     if (boxes && !counted[i]) countIn(i, points);
     return { timestampNs: stamps[i], pose: poses[i], points };
   };
@@ -330,11 +336,11 @@ export const open: SourceOpener = async (input, opts) => {
       for (let i = 0; i < sweeps.length; i++) if (!counted[i] && rowsOfFrame[i].length) frameAt(i);
       return boxes;
     },
-    extra: {
+    extra: Object.assign(extra, {
       log: path.basename(path.resolve(root)),
       poses: `${posesFile} (city frame) at each sweep timestamp`,
       labels: boxes ? `${annFile}: cuboids at the sweep timestamps, ego frame` : null,
       trackUuids,
-    },
+    }),
   };
 };

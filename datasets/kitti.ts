@@ -12,6 +12,7 @@ import { readKittiCalib, type KittiCalib } from './kittiCalib.ts';
 import { readKittiLabels, type KittiLabel } from './kittiLabels.ts';
 import { loadPoses } from './posesFile.ts';
 import type { SourceOpener } from './source.ts';
+import { checkSensorPoints } from './plausibility.ts';
 
 const BYTES_PER_POINT = 16;
 
@@ -122,7 +123,13 @@ export const open: SourceOpener = async (input, opts) => {
   if (layout.labelDir) {
     files.forEach((f, i) => {
       const labelFile = path.join(layout.labelDir!, `${stemOf(f)}.txt`);
-      if (!fs.existsSync(labelFile)) return;
+      // A label_2/ folder labels every frame (an empty file = no objects): a missing file is a broken
+      // layout, and reading it as "no objects" would score every detection there as a false positive.
+      if (!fs.existsSync(labelFile))
+        throw new InputError(
+          labelFile,
+          `missing: ${layout.labelDir} has no label file for ${path.basename(f)} (an empty file means no objects)`,
+        );
       const calib = calibFor(stemOf(f));
       if (!calib)
         throw new InputError(
@@ -161,8 +168,12 @@ export const open: SourceOpener = async (input, opts) => {
     });
     counted[i] = 1;
   };
+  const extra: Record<string, unknown> = {};
   const decode = (file: string, i: number) => {
-    const p = decodeKittiBin(readInputFile(file), file);
+    const checked = checkSensorPoints(decodeKittiBin(readInputFile(file), file), file, opts);
+    const p = checked.points;
+    if (checked.dropped)
+      extra.droppedImplausiblePoints = Number(extra.droppedImplausiblePoints ?? 0) + checked.dropped;
     if (boxes && !counted[i]) countLabelPoints(i, p);
     return p;
   };
@@ -191,12 +202,12 @@ export const open: SourceOpener = async (input, opts) => {
       });
       return boxes;
     },
-    extra: {
+    extra: Object.assign(extra, {
       poses: poses.note,
       timestamps: timestampsNs ? layout.timesFile : `frame index / ${opts.rateHz ?? 10} Hz`,
       labels: layout.labelDir
         ? `${layout.labelDir}: camera → LiDAR with ${layout.calibDir ?? layout.sequenceCalib}, DontCare skipped`
         : null,
-    },
+    }),
   });
 };

@@ -8,9 +8,74 @@ import type { FrameInput } from './logstore.ts';
 import { frameFiles, readFileHead, readInputFile } from './inputFiles.ts';
 import { decodeLasPoints, parseLasHeader, type LasHeader, type LasPoints } from './lasFormat.ts';
 import type { SourceOpener } from './source.ts';
+import { checkDeclaredBounds, type PlausibilityOptions } from './plausibility.ts';
 
-/** Points of a LAS/LAZ file in the file's CRS (float64), whichever decoder fits its version. */
+/**
+ * Points of a LAS/LAZ file in the file's CRS (float64), whichever decoder fits its version, checked
+ * against the header's own bounds (outside = corrupt: refused, or dropped and counted on request).
+ */
 export async function readLasPoints(
+  file: string,
+  opts: PlausibilityOptions = {},
+): Promise<{ header: LasHeader; points: LasPoints; decoder: string; dropped: number }> {
+  const r = await decodeLasFile(file);
+  const { keep, dropped } = hasBounds(r.header)
+    ? checkDeclaredBounds(
+        r.points,
+        { min: r.header.min, max: r.header.max, tolerance: r.header.scale.map(Math.abs) as Vec3 },
+        file,
+        opts,
+      )
+    : { keep: null, dropped: 0 };
+  return { ...r, points: keep ? keepLasPoints(r.points, keep) : r.points, dropped };
+}
+
+type Vec3 = [number, number, number];
+
+/** Writers that never filled the bounds leave them all zero (or min > max): nothing to check against. */
+function hasBounds(h: LasHeader): boolean {
+  const all = [...h.min, ...h.max];
+  return all.every(Number.isFinite) && all.some((v) => v !== 0) && h.min.every((v, j) => v <= h.max[j]);
+}
+
+function keepLasPoints(p: LasPoints, keep: Uint8Array): LasPoints {
+  let n = 0;
+  for (let i = 0; i < keep.length; i++) n += keep[i];
+  const out: LasPoints = {
+    x: new Float64Array(n),
+    y: new Float64Array(n),
+    z: new Float64Array(n),
+    intensity: new Uint16Array(n),
+  };
+  for (let i = 0, k = 0; i < keep.length; i++) {
+    if (!keep[i]) continue;
+    out.x[k] = p.x[i];
+    out.y[k] = p.y[i];
+    out.z[k] = p.z[i];
+    out.intensity[k] = p.intensity[i];
+    k++;
+  }
+  return out;
+}
+
+/**
+ * A LAZ file's chunk table offset (the int64 at the start of its point data) must lie inside the
+ * file: a truncated file loses the table, and laz-perf then fails with "Failed to open file: undefined".
+ */
+function checkLazChunkTable(bytes: Uint8Array, h: LasHeader, file: string): void {
+  if (bytes.length < h.pointDataOffset + 8)
+    throw new InputError(file, `truncated LAZ: no compressed point data after byte ${h.pointDataOffset}`);
+  const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const table = v.getBigInt64(h.pointDataOffset, true);
+  // −1: the writer did not seek back to fill it in (streamed LAZ); the table is then found at the end.
+  if (table !== -1n && (table < BigInt(h.pointDataOffset) || table + 8n > BigInt(bytes.length)))
+    throw new InputError(
+      file,
+      `truncated or corrupt LAZ: its chunk table is at byte ${table}, the file has ${bytes.length} bytes`,
+    );
+}
+
+async function decodeLasFile(
   file: string,
 ): Promise<{ header: LasHeader; points: LasPoints; decoder: string }> {
   const bytes = readInputFile(file);
@@ -23,12 +88,20 @@ export async function readLasPoints(
       );
     return { header, points: decodeLasPoints(bytes, header, file), decoder: 'drivekit LAS 1.4 decoder' };
   }
+  if (header.compressed) checkLazChunkTable(bytes, header, file);
   const ab = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
   let mesh: Awaited<ReturnType<typeof LAZPerfLoader.parse>>;
   try {
     mesh = await LAZPerfLoader.parse(ab, { las: { shape: 'mesh', fp64: true, skip: 1, colorDepth: 8 } });
   } catch (e) {
-    throw new InputError(file, `LAS/LAZ decoding failed (${(e as Error).message})`);
+    const why = (e as Error).message;
+    // laz-perf's own text for a file it cannot read says nothing ("Failed to open file: undefined").
+    throw new InputError(
+      file,
+      /undefined/.test(why)
+        ? `${header.compressed ? 'LAZ' : 'LAS'} point data cannot be decoded (truncated or corrupt file)`
+        : `LAS/LAZ decoding failed (${why})`,
+    );
   }
   const pos = mesh.attributes.POSITION.value as Float64Array;
   const n = pos.length / 3;
@@ -101,6 +174,7 @@ export const open: SourceOpener = async (input, opts) => {
     origins: [] as number[][],
     decoders: [] as string[],
   };
+  let dropped = 0;
   return {
     source: 'las',
     sensor: null,
@@ -108,7 +182,10 @@ export const open: SourceOpener = async (input, opts) => {
     frameCount: files.length,
     async *frames(): AsyncIterable<FrameInput> {
       for (let i = 0; i < files.length; i++) {
-        const { points, decoder } = await readLasPoints(files[i]);
+        const r = await readLasPoints(files[i], opts);
+        const { points, decoder } = r;
+        dropped += r.dropped;
+        if (dropped) extra.droppedImplausiblePoints = dropped;
         const origin = lasOrigin(points);
         (extra.origins as number[][]).push(origin);
         (extra.decoders as string[]).push(decoder);

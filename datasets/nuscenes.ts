@@ -7,9 +7,12 @@ import { fileSequence } from './fileSequence.ts';
 import { frameFiles, inputFileSize, readInputFile } from './inputFiles.ts';
 import { loadPoses } from './posesFile.ts';
 import type { SourceOpener } from './source.ts';
+import { checkSensorPoints } from './plausibility.ts';
 
 const FLOATS_PER_POINT = 5;
 const BYTES_PER_POINT = 4 * FLOATS_PER_POINT;
+/** Laser indices above this are no sensor's (nuScenes' HDL-32E has 32; 128-beam units the most made). */
+const MAX_RING = 128;
 
 /**
  * Decode one `.pcd.bin`. The axes are turned −90° about z (x_vehicle = y_sensor, y_vehicle = −x_sensor),
@@ -20,7 +23,7 @@ function checkBinSize(size: number, file: string): void {
   if (size % BYTES_PER_POINT !== 0)
     throw new InputError(
       file,
-      `size ${size} bytes is not a multiple of ${BYTES_PER_POINT} (float32 x y z intensity ring per point)`,
+      `size ${size} bytes is not a multiple of ${BYTES_PER_POINT} (float32 x y z intensity ring per point)${size % 16 === 0 ? '; a multiple of 16, as a KITTI .bin (--format kitti)?' : ''}`,
     );
 }
 
@@ -36,7 +39,14 @@ export function decodeNuscenesBin(bytes: Uint8Array, file: string): PointCloud {
     p.z[i] = f[k + 2];
     p.intensity[i] = f[k + 3];
     const ring = f[k + 4];
-    p.ring[i] = ring >= 0 && ring < 65536 ? ring : 0;
+    // The fifth float is a laser index (0–31 on the HDL-32E): anything else means the file is not
+    // nuScenes' 5-float layout (a KITTI .bin has 4 floats per point, so its columns slide).
+    if (!(Number.isInteger(ring) && ring >= 0 && ring < MAX_RING))
+      throw new InputError(
+        file,
+        `point ${i}: ring column holds ${ring}, not a laser index 0–${MAX_RING - 1}; not a nuScenes .pcd.bin (x y z intensity ring float32)? A KITTI .bin has 4 floats per point`,
+      );
+    p.ring[i] = ring;
   }
   return p;
 }
@@ -54,6 +64,8 @@ export const open: SourceOpener = async (input, opts) => {
   const stamps = files.map(timestampFromName);
   const haveStamps = stamps.every((t) => t !== null);
   const rateHz = opts.rateHz ?? 20;
+  const extra: Record<string, unknown> = {};
+  let dropped = 0;
   return fileSequence({
     source: 'nuscenes',
     sensor: 'HDL-32E',
@@ -61,11 +73,16 @@ export const open: SourceOpener = async (input, opts) => {
     files,
     poses: poses.poses,
     timestampsNs: haveStamps ? (stamps as bigint[]) : undefined,
-    decode: (file) => decodeNuscenesBin(readInputFile(file), file),
-    extra: {
+    decode: (file) => {
+      const checked = checkSensorPoints(decodeNuscenesBin(readInputFile(file), file), file, opts);
+      dropped += checked.dropped;
+      if (dropped) extra.droppedImplausiblePoints = dropped;
+      return checked.points;
+    },
+    extra: Object.assign(extra, {
       poses: poses.note,
       timestamps: haveStamps ? 'from file names (µs)' : `frame index / ${rateHz} Hz`,
       axes: 'LIDAR_TOP sensor axes turned to vehicle axes (x forward, y left); lever arm not applied',
-    },
+    }),
   });
 };

@@ -8,6 +8,7 @@ import { frameFiles, readFileHead, readInputFile } from './inputFiles.ts';
 import { dropOriginPoints } from './pointFilters.ts';
 import { loadPoses } from './posesFile.ts';
 import type { SourceOpener } from './source.ts';
+import { checkSensorPoints } from './plausibility.ts';
 
 export type PcdDataKind = 'ascii' | 'binary' | 'binary_compressed';
 
@@ -175,6 +176,7 @@ export function decodePcd(bytes: Uint8Array, file: string): { header: PcdHeader;
   if (header.data === 'ascii') {
     decodeAscii(body, fields, cols, n, file);
   } else if (header.data === 'binary') {
+    checkTrailingRecords(body, n, pointSize, file);
     const view = new DataView(body.buffer, body.byteOffset, n * pointSize);
     let fieldOffset = 0;
     fields.forEach((f, j) => {
@@ -207,6 +209,21 @@ export function decodePcd(bytes: Uint8Array, file: string): { header: PcdHeader;
     });
   }
   return { header, points: p };
+}
+
+/**
+ * Binary data past POINTS records: zero bytes are padding (KITTI 0048's files end with ~4 KB of it),
+ * anything else is points the header does not count, which would otherwise be dropped silently.
+ */
+function checkTrailingRecords(body: Uint8Array, n: number, pointSize: number, file: string): void {
+  const end = n * pointSize;
+  if (pointSize === 0 || body.length - end < pointSize) return;
+  for (let i = end; i < body.length; i++)
+    if (body[i] !== 0)
+      throw new InputError(
+        file,
+        `PCD data holds ${Math.floor(body.length / pointSize)} records of ${pointSize} bytes (non-zero data past record ${n}), the header says POINTS ${n}`,
+      );
 }
 
 function decodeAscii(
@@ -247,6 +264,10 @@ function decodeAscii(
     i++;
   }
   if (i < n) throw new InputError(file, `PCD data too short: ${i} ascii points, header says ${n}`);
+  let extra = 0;
+  for (const line of text.slice(pos).split('\n')) if (line.trim()) extra++;
+  if (extra > 0)
+    throw new InputError(file, `PCD data holds ${n + extra} ascii points, the header says POINTS ${n}`);
 }
 
 /** Write a cloud as PCD v0.7 with fields x y z intensity (float32) and ring (uint16). */
@@ -307,6 +328,7 @@ export const open: SourceOpener = async (input, opts) => {
   const poses = loadPoses(opts, files.length, 'vehicle');
   const extra: Record<string, unknown> = { poses: poses.note, droppedOriginPoints: 0 };
   let droppedOrigin = 0;
+  let dropped = 0;
   return fileSequence({
     source: 'pcd',
     sensor: null,
@@ -314,7 +336,14 @@ export const open: SourceOpener = async (input, opts) => {
     files,
     poses: poses.poses,
     decode(file) {
-      const { points } = decodePcd(readInputFile(file), file);
+      // NaN marks "no return" in organised PCD clouds, so only range is checked here.
+      const checked = checkSensorPoints(decodePcd(readInputFile(file), file).points, file, {
+        ...opts,
+        allowNonFinite: true,
+      });
+      const points = checked.points;
+      dropped += checked.dropped;
+      if (dropped) extra.droppedImplausiblePoints = dropped;
       if (opts.keepOriginPoints) return points;
       const r = dropOriginPoints(points);
       droppedOrigin += r.dropped;

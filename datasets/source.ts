@@ -14,6 +14,11 @@ export interface ReaderOptions {
   posesFrame?: 'camera' | 'vehicle';
   /** PCD/PLY: keep points at exactly (0, 0, 0) (padding, not returns); default false = drop and count. */
   keepOriginPoints?: boolean;
+  /**
+   * Drop and count points no sensor measured (beyond any LiDAR's range, non-finite where the format
+   * has no "no return" marker, outside a LAS header's bounds) instead of refusing the file (default).
+   */
+  dropImplausible?: boolean;
   /** Sweep rate when the source does not say (Hz). */
   rateHz?: number;
 }

@@ -111,7 +111,7 @@ describe('bad input', () => {
     );
   });
 
-  it('NaN/Inf coordinates are dropped and counted, not fatal', async () => {
+  it('NaN/Inf values in a format without "no return" markers are refused, or dropped and counted on request', async () => {
     const dir = tmpDir();
     const bin = path.join(dir, '000000.bin');
     fs.writeFileSync(
@@ -124,9 +124,12 @@ describe('bad input', () => {
         [7, 8, 9, 0.25],
       ]),
     );
-    const meta = await importLog(dir, 'kitti', path.join(dir, 'log'), {});
+    await expect(importLog(dir, 'kitti', path.join(dir, 'log'), {})).rejects.toThrow(
+      /000000\.bin: 3 of 5 points are implausible \(point 1 at \(NaN, 2, 3\): a non-finite coordinate\)/,
+    );
+    const meta = await importLog(dir, 'kitti', path.join(dir, 'log'), { dropImplausible: true });
     expect(meta.pointsPerFrame).toEqual([2]);
-    expect(meta.droppedNonFinite).toBe(3);
+    expect(meta.extra.droppedImplausiblePoints).toBe(3);
     expect(meta.pointExtent).toEqual({ min: [1, 2, 3], max: [7, 8, 9] });
   });
 
