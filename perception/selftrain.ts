@@ -16,6 +16,7 @@ import { type EvalReport, type EvalSet, evaluateSets } from './eval/evaluate.ts'
 import { refineTracks } from './refine.ts';
 import { trackBoxes } from './track.ts';
 import type { ConfigRanges } from '../core/configSchema.ts';
+import { InputError } from '../core/errors.ts';
 
 export interface SelfTrainConfig {
   /** Train → detect → track → refine rounds (OYSTER: a few; default 3). */
@@ -288,6 +289,12 @@ export async function selfTrain(
     const frames: TrainingFrame[] = [];
     for (const log of logs) frames.push(...(await trainingFrames(log.reader, labels.get(log)!, det)));
     const labelBoxes = frames.reduce((s, f) => s + f.boxes.length, 0);
+    // Training on no labels "succeeds" and ships a detector that finds nothing: refuse instead.
+    if (labelBoxes === 0)
+      throw new InputError(
+        logs.map((l) => l.reader.dir).join(', '),
+        `round ${r}: ${r === 1 ? 'discovery' : 'the previous round'} yielded 0 labels within ${det.targets.labelRangeM >= 1e6 ? 'the grid' : `${det.targets.labelRangeM} m`} of the ego on ${frames.length} training frames: nothing to train on (\`drivekit discover\` shows what the log yields)`,
+      );
     say(
       `round ${r}: training on ${frames.length} frames, ${labelBoxes} labels within ${det.targets.labelRangeM >= 1e6 ? 'the whole grid' : `${det.targets.labelRangeM} m`}`,
     );

@@ -126,6 +126,7 @@ export class Detector {
     private readonly session: ort.InferenceSession,
     readonly rangeM: number,
     readonly decode: DecodeConfig,
+    private readonly file = 'detector',
   ) {
     const grid = this.grid;
     this.input = new Float32Array(BEV_CHANNEL_COUNT * grid.rows * grid.cols);
@@ -137,7 +138,18 @@ export class Detector {
     const unit = spec.cellM * spec.inputMultiple;
     const rangeM = Math.max(1, Math.round((opts.rangeM ?? spec.rangeM) / (unit / 2))) * (unit / 2);
     const session = await createSession(bytes, opts);
-    return new Detector(spec, session, rangeM, { ...spec.decode, ...opts.decode });
+    const missing = [
+      ...['bev'].filter((n) => !session.inputNames.includes(n)),
+      ...['heatmap', 'boxes'].filter((n) => !session.outputNames.includes(n)),
+    ];
+    if (missing.length) {
+      await session.release();
+      throw new InputError(
+        file,
+        `not a drivekit detector graph: no ${missing.join(', ')} (inputs ${session.inputNames.join(', ')}; outputs ${session.outputNames.join(', ')})`,
+      );
+    }
+    return new Detector(spec, session, rangeM, { ...spec.decode, ...opts.decode }, file);
   }
 
   static async load(file: string, opts: DetectorOptions = {}): Promise<Detector> {
@@ -157,9 +169,32 @@ export class Detector {
     bevFeatures(pts, this.grid, groundZ, this.spec.features, this.input);
     const t1 = performance.now();
     const out = await this.session.run({ bev: this.tensor });
+    this.checkShapes(out);
     this.lastTiming.featuresMs = t1 - t0;
     this.lastTiming.networkMs = performance.now() - t1;
     return { heatmap: out.heatmap.data as Float32Array, boxes: out.boxes.data as Float32Array, groundZ };
+  }
+
+  /**
+   * The heads must have the shapes the decoder reads: heatmap [1, 1, rows/s, cols/s] and boxes
+   * [1, regression channels, rows/s, cols/s]. A graph of another shape carrying a detector's metadata
+   * would otherwise be decoded as garbage boxes.
+   */
+  private checkShapes(out: ort.InferenceSession.ReturnType): void {
+    const g = outputGrid(this.grid, this.spec.outputStride);
+    const want: Record<string, number[]> = {
+      heatmap: [1, 1, g.rows, g.cols],
+      boxes: [1, this.spec.regChannels.length, g.rows, g.cols],
+    };
+    for (const [name, dims] of Object.entries(want)) {
+      const t = out[name];
+      const got = t ? [...t.dims] : [];
+      if (t?.type !== 'float32' || got.length !== dims.length || got.some((d, i) => d !== dims[i]))
+        throw new InputError(
+          this.file,
+          `model output '${name}' is ${t?.type ?? 'missing'} [${got.join(', ')}], the detector needs float32 [${dims.join(', ')}] for a ${this.grid.rows}×${this.grid.cols} grid`,
+        );
+    }
   }
 
   /** Boxes of one sweep (vehicle frame), scored, after NMS. */

@@ -16,6 +16,9 @@ export interface BoxSource {
   ego: EgoMotion | null;
   /** The log directory when the source is a log. */
   logDir: string | null;
+  /** The log's id (meta.json log_id) and frame count when the source is a log. */
+  logId?: string;
+  frames?: number;
 }
 
 const REQUIRED = ['cx', 'cy', 'cz', 'length', 'width', 'height', 'yaw'] as const;
@@ -24,6 +27,27 @@ const REQUIRED = ['cx', 'cy', 'cz', 'length', 'width', 'height', 'yaw'] as const
  * Read boxes from `spec`: a log directory (its `<name>.arrow`; `dir:name` picks another file of the log),
  * or a `.arrow`/`.feather`/`.ipc`, `.parquet` or `.json` file.
  */
+/**
+ * Predictions and ground truth must describe the same log: boxes of one log scored against another's
+ * labels give a meaningless AP, so a log_id mismatch, or predictions on frames the truth does not
+ * have, is an error naming the predictions.
+ */
+export function checkSameLog(pred: BoxSource, truth: BoxSource): void {
+  if (pred.logId !== undefined && truth.logId !== undefined && pred.logId !== truth.logId)
+    throw new InputError(
+      pred.origin,
+      `predictions are of log '${pred.logId}', the ground truth (${truth.origin}) is of log '${truth.logId}'`,
+    );
+  if (truth.frames === undefined) return;
+  let last = -1;
+  for (const f of pred.boxes.frameIndex) if (f > last) last = f;
+  if (last >= truth.frames)
+    throw new InputError(
+      pred.origin,
+      `boxes on frame ${last}, but the ground-truth log ${truth.logDir} has ${truth.frames} frames: not the same log?`,
+    );
+}
+
 export async function readBoxSource(spec: string, defaultNames: string[]): Promise<BoxSource> {
   let target = spec;
   let name: string | null = null;
@@ -60,6 +84,8 @@ async function readFromLog(dir: string, names: string[]): Promise<BoxSource> {
       origin: `log ${dir}: ${found}`,
       ego: { poses: Float64Array.from(log.poses), timesS },
       logDir: dir,
+      logId: log.meta.logId,
+      frames: log.frameCount,
     };
   } finally {
     await log.close();

@@ -6,7 +6,7 @@ import { countPointsInBox } from '../../core/geometry/box.ts';
 import { InputError } from '../../core/errors.ts';
 import { LogReader } from '../../datasets/logstore.ts';
 import { DEFAULT_AP_CONFIG } from '../../perception/eval/ap.ts';
-import { readBoxSource } from '../../perception/eval/boxSources.ts';
+import { checkSameLog, readBoxSource } from '../../perception/eval/boxSources.ts';
 import { evaluateBoxes, formatEvalReport } from '../../perception/eval/evaluate.ts';
 import { intOption, numberOption } from '../numberOption.ts';
 
@@ -79,6 +79,7 @@ export function register(program: Command): void {
         throw new InputError('--min-gt-points', 'must be ≥ 0');
       const pred = await readBoxSource(opts.pred, ['tracks', 'detections']);
       const truth = await readBoxSource(opts.gt, ['labels']);
+      checkSameLog(pred, truth);
       const gt = truth.logDir ? await fillGtPointCounts(truth.boxes, truth.logDir) : truth.boxes;
       let ignore: Uint8Array | null = null;
       if (opts.classes) {
