@@ -1,7 +1,7 @@
 // LiDAR odometry, one sweep at a time: range filter → de-skew → voxel downsampling → scan-to-map ICP from
 // a constant-velocity prediction with an adaptive threshold → map update (KISS-ICP, Vizzo et al. 2023).
 import { composePoses, identityPose, invertPose, type Pose } from '../../core/geometry/pose.ts';
-import { AdaptiveThreshold } from './adaptiveThreshold.ts';
+import { AdaptiveThreshold, modelDeviation } from './adaptiveThreshold.ts';
 import { deskewPoints } from './deskew.ts';
 import { registerToMap } from './icp.ts';
 import { Int3Table } from './int3Table.ts';
@@ -33,6 +33,11 @@ export interface OdometryConfig {
   minPlanePoints: number;
   /** Pull towards the constant-velocity prediction, as a share of the points' total kernel weight. */
   motionPriorWeight: number;
+  /**
+   * A registration that moves a point at max range by more than this (m) from the prediction, or is not
+   * finite, is rejected and the prediction kept: a lost track coasts instead of exploding.
+   */
+  maxCorrectionM: number;
   /** Motion compensation: 'auto' when the log has per-point t_offset and its points are not compensated. */
   deskew: 'auto' | 'on' | 'off';
 }
@@ -51,6 +56,7 @@ export const DEFAULT_ODOMETRY_CONFIG: OdometryConfig = {
   planarity: 0.02,
   minPlanePoints: 6,
   motionPriorWeight: 0.01,
+  maxCorrectionM: 10,
   deskew: 'auto',
 };
 
@@ -84,6 +90,8 @@ export class LidarOdometry {
   private readonly table = new Int3Table(1 << 16);
   private xyz = new Float32Array(0);
   private tOff = new Float32Array(0);
+  /** Sweeps whose registration was rejected (the prediction kept). */
+  rejected = 0;
 
   constructor(
     config: Partial<OdometryConfig> = {},
@@ -159,11 +167,14 @@ export class LidarOdometry {
     let planar = 0;
     if (!this.map.empty) {
       const r = registerToMap(source, this.map, initial, 3 * sigma, sigma / 3, c);
-      pose = r.pose;
+      const correction = composePoses(invertPose(initial), r.pose);
       iterations = r.iterations;
       inliers = r.inliers;
       planar = r.planar;
-      this.threshold.update(composePoses(invertPose(initial), pose));
+      if (r.pose.every(Number.isFinite) && modelDeviation(correction, c.maxRangeM) <= c.maxCorrectionM) {
+        pose = r.pose;
+        this.threshold.update(correction);
+      } else this.rejected++;
     }
     // The map gains the sweep at its registered pose, then forgets what is now out of range.
     const world = frame;

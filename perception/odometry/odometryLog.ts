@@ -18,6 +18,8 @@ export interface OdometryLogResult {
   meanPlanarShare: number;
   finalSigmaM: number;
   pathLengthM: number;
+  /** Sweeps whose registration was rejected (lost track: the prediction was kept). */
+  rejectedSweeps: number;
   /** Registration time per sweep (ms), reading excluded. */
   msPerSweep: number;
 }
@@ -99,6 +101,7 @@ export async function odometryForLog(
     meanPlanarShare: pla / k,
     finalSigmaM: sigma,
     pathLengthM,
+    rejectedSweeps: odo.rejected,
     msPerSweep: ms / log.frameCount,
   };
 }

@@ -96,6 +96,7 @@ export function register(program: Command): void {
           meanInlierShare: r.meanInlierShare,
           meanPlanarShare: r.meanPlanarShare,
           finalSigmaM: r.finalSigmaM,
+          rejectedSweeps: r.rejectedSweeps,
           msPerSweep: r.msPerSweep,
           seconds: (Date.now() - started) / 1000,
           drift: source ? kittiDrift(source, r.poses) : null,
@@ -131,6 +132,7 @@ function formatOdometrySummary(s: Record<string, unknown>): string {
     `frames           ${s.frames}, path ${n(s.pathLengthM, 1)} m`,
     `de-skew          ${s.deskew ? 'on' : 'off'} (${s.deskewReason})`,
     `icp              ${n(s.meanIterations, 1)} iterations, ${n(100 * (s.meanInlierShare as number), 0)}% inliers, ${n(100 * (s.meanPlanarShare as number), 0)}% point-to-plane, σ ${n(s.finalSigmaM)} m`,
+    `rejected         ${s.rejectedSweeps} sweeps (registration off the prediction by > maxCorrectionM: prediction kept)`,
     `speed            ${n(s.msPerSweep, 1)} ms per sweep (${n(s.seconds, 1)} s in all)`,
     drift
       ? `drift            ${n(drift.translationPct)} % translation, ${n(drift.rotationDegPer100m, 3)} °/100 m rotation (${drift.mode}, ${drift.segments} segment${drift.segments === 1 ? '' : 's'}, vs the source's poses)`
