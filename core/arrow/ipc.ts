@@ -256,7 +256,8 @@ export class ArrowFileReader {
   private constructor(
     readonly file: string,
     private fd: number | null,
-    private readonly footer: Footer,
+    /** The file's footer: schema and record batch blocks. */
+    readonly footer: Footer,
     private readonly schemaMessage: Uint8Array,
     private readonly checksums: BlockChecksums | undefined,
   ) {}
@@ -350,6 +351,35 @@ export class ArrowFileReader {
   async close(): Promise<void> {
     if (this.fd !== null) fs.closeSync(this.fd);
     this.fd = null;
+  }
+}
+
+/**
+ * The piece checksums of an existing Arrow IPC file, read once from disk (for files written before
+ * manifests, and to say which batches of a damaged file differ from their listed checksums).
+ */
+export function fileBlockChecksums(file: string): BlockChecksums {
+  const reader = ArrowFileReader.openSync(file);
+  const fd = fs.openSync(file, 'r');
+  try {
+    const { size } = fs.fstatSync(fd);
+    const footer = reader.footer;
+    const { headEnd, tailStart } = headAndTailRanges(footer);
+    const head = crc32c(readAt(fd, 0, headEnd, size));
+    let whole = head;
+    const batches: number[] = [];
+    for (let i = 0; i < footer.numRecordBatches; i++) {
+      const b = footer.getRecordBatch(i)!;
+      const length = b.metaDataLength + Number(b.bodyLength);
+      const crc = crc32c(readAt(fd, Number(b.offset), length, size));
+      batches.push(crc);
+      whole = crc32cCombine(whole, crc, length);
+    }
+    const tail = crc32c(readAt(fd, tailStart, size - tailStart, size));
+    return { head, batches, tail, file: crc32cCombine(whole, tail, size - tailStart) };
+  } finally {
+    fs.closeSync(fd);
+    void reader.close();
   }
 }
 
