@@ -29,11 +29,6 @@ export const COMMANDS: CommandSpec[] = [
     load: () => import('./verify.ts'),
   },
   {
-    name: 'verify',
-    summary: "check a log against its manifest (every file's size and CRC32C, structure); exit 1 on a problem",
-    load: () => import('./verify.ts'),
-  },
-  {
     name: 'synth',
     summary: 'generate a synthetic log: procedural town, traffic and simulated LiDAR with exact labels',
     load: () => import('./synth.ts'),
