@@ -1,7 +1,7 @@
 // `drivekit jobs --redis <url>`: the scale-out queues on a Redis server, their job counts by state, and
 // their failed jobs with the input and the one-line error each failed with.
 import type { Command } from 'commander';
-import { parseRedisUrl } from '../scaleout/connection.ts';
+import { checkRedis, parseRedisUrl } from '../scaleout/connection.ts';
 import { formatReports, reportQueues } from '../scaleout/listJobs.ts';
 import { intOption } from '../numberOption.ts';
 
@@ -17,7 +17,9 @@ export function register(program: Command): void {
     .option('--failures <n>', 'failed jobs listed per queue (default 20)', intOption('--failures', 0), 20)
     .option('--json', 'print the queues as one JSON array')
     .action(async (opts: { redis: string; queue?: string; failures: number; json?: boolean }) => {
-      const reports = await reportQueues(parseRedisUrl(opts.redis), opts.queue, opts.failures);
+      const connection = parseRedisUrl(opts.redis);
+      await checkRedis(connection, opts.redis);
+      const reports = await reportQueues(connection, opts.queue, opts.failures);
       process.stdout.write((opts.json ? JSON.stringify(reports) : formatReports(reports)) + '\n');
     });
 }

@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { createProgress } from '../../core/progress.ts';
 import { DEFAULT_SCALEOUT_CONFIG as DEF } from '../scaleout/config.ts';
-import { parseRedisUrl } from '../scaleout/connection.ts';
+import { checkRedis, parseRedisUrl } from '../scaleout/connection.ts';
 import { JOB_COMMANDS } from '../scaleout/jobCommands.ts';
 import { parseJobArgs } from '../scaleout/payload.ts';
 import { submitFlow, waitFlow } from '../scaleout/submit.ts';
@@ -32,10 +32,10 @@ export function register(program: Command): void {
       '--redis <url>',
       'redis://host:port or rediss:// (TLS); password in the URL or REDISCLI_AUTH',
     )
-    .option('--queue <name>', `queue (default ${DEF.queue})`, DEF.queue)
+    .option('--queue <name>', 'queue', DEF.queue)
     .option(
       '--attempts <n>',
-      `attempts per job on errors other than bad input (default ${DEF.attempts})`,
+      'attempts per job on errors other than bad input',
       intOption('--attempts', 1),
       DEF.attempts,
     )
@@ -47,6 +47,7 @@ export function register(program: Command): void {
     .allowUnknownOption()
     .action(async (command: string, rest: string[], opts: SubmitCliOptions) => {
       const connection = parseRedisUrl(opts.redis);
+      await checkRedis(connection, opts.redis);
       const { inputs, options } = parseJobArgs(command, rest, process.cwd());
       const config = { ...DEF, queue: opts.queue, attempts: opts.attempts };
       const start = Date.now();

@@ -2,7 +2,7 @@
 // a BullMQ queue on Redis until stopped; SIGINT/SIGTERM let running jobs finish first.
 import type { Command } from 'commander';
 import { DEFAULT_SCALEOUT_CONFIG as DEF } from '../scaleout/config.ts';
-import { parseRedisUrl, redactRedisUrl } from '../scaleout/connection.ts';
+import { checkRedis, parseRedisUrl, redactRedisUrl } from '../scaleout/connection.ts';
 import { JOB_COMMANDS } from '../scaleout/jobCommands.ts';
 import { startWorker } from '../scaleout/worker.ts';
 import { intOption } from '../numberOption.ts';
@@ -11,7 +11,7 @@ interface WorkerCliOptions {
   redis: string;
   concurrency: number;
   queue: string;
-  root: string[];
+  root?: string[];
   lockMs: number;
   stalledMs: number;
 }
@@ -28,34 +28,29 @@ export function register(program: Command): void {
       '--redis <url>',
       'redis://host:port or rediss:// (TLS); password in the URL or REDISCLI_AUTH',
     )
-    .option(
-      '--concurrency <n>',
-      'jobs at once, each in its own process (default 1)',
-      intOption('--concurrency', 1),
-      1,
-    )
-    .option('--queue <name>', `queue to take jobs from (default ${DEF.queue})`, DEF.queue)
+    .option('--concurrency <n>', 'jobs at once, each in its own process', intOption('--concurrency', 1), 1)
+    .option('--queue <name>', 'queue to take jobs from', DEF.queue)
     .option(
       '--root <dir>',
       'directory jobs may read and write, repeatable (default: the current directory)',
-      collect,
-      [],
+      (v: string, acc: string[] | undefined) => collect(v, acc ?? []),
     )
     .option(
       '--lock-ms <ms>',
-      `job lock; a dead worker's job is taken over after about this long (default ${DEF.lockDurationMs})`,
+      "job lock; a dead worker's job is taken over after about this long",
       intOption('--lock-ms', 100),
       DEF.lockDurationMs,
     )
     .option(
       '--stalled-ms <ms>',
-      `how often to look for jobs of dead workers (default ${DEF.stalledIntervalMs})`,
+      'how often to look for jobs of dead workers',
       intOption('--stalled-ms', 100),
       DEF.stalledIntervalMs,
     )
     .action(async (opts: WorkerCliOptions) => {
       const connection = parseRedisUrl(opts.redis);
-      const roots = opts.root.length > 0 ? opts.root : [process.cwd()];
+      await checkRedis(connection, opts.redis);
+      const roots = opts.root ?? [process.cwd()];
       const worker = startWorker({
         connection,
         config: { ...DEF, queue: opts.queue, lockDurationMs: opts.lockMs, stalledIntervalMs: opts.stalledMs },

@@ -1,5 +1,6 @@
 // The `--redis <url>` of the scale-out commands as ioredis connection options: redis:// or rediss://
 // (TLS), with an optional user and password in the URL or from REDISCLI_AUTH, and a database number.
+import { Redis } from 'ioredis';
 import { InputError } from '../../core/errors.ts';
 
 export interface RedisConnection {
@@ -46,4 +47,29 @@ export function parseRedisUrl(url: string, env: NodeJS.ProcessEnv = process.env)
 /** The URL with its password masked, for logs and errors. */
 export function redactRedisUrl(url: string): string {
   return url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
+}
+
+/**
+ * Fail fast with one line when Redis cannot be reached or refuses the password: the BullMQ clients
+ * themselves retry for ever (right once running, since Redis may restart; wrong at start-up).
+ */
+export async function checkRedis(conn: RedisConnection, url: string, timeoutMs = 5000): Promise<void> {
+  const redis = new Redis({
+    ...conn,
+    lazyConnect: true,
+    connectTimeout: timeoutMs,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  let cause = '';
+  redis.on('error', (e: Error) => (cause ||= e.message)); // the socket's reason, reported once below
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch (e) {
+    const why = (cause || (e as Error).message).split('\n')[0];
+    throw new InputError('--redis', `cannot use ${redactRedisUrl(url)}: ${why}`);
+  } finally {
+    redis.disconnect();
+  }
 }

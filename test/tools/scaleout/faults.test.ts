@@ -125,6 +125,12 @@ describe.skipIf(!haveRedis && !process.env.CI)('scale-out on BullMQ + Redis', ()
     } finally {
       await queue.close();
     }
+    // No Redis there: one line naming --redis, not a hang.
+    const down = await drivekitRun('jobs', '--redis', 'redis://127.0.0.1:1');
+    expect([down.code, down.stderr.trim()]).toEqual([
+      1,
+      'drivekit: --redis: cannot use redis://127.0.0.1:1: connect ECONNREFUSED 127.0.0.1:1',
+    ]);
     const list = await drivekitRun('jobs', '--redis', redis.url, '--queue', 'bad');
     expect(list.stdout).toMatch(/^bad: .*failed 3/m);
     expect(list.stdout).toContain(`${notALog}: not a drivekit log`);
