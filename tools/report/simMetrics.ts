@@ -11,7 +11,8 @@ export const METRIC_COLUMNS = [
   ['ade_m', 'ADE m', 2],
   ['fde_m', 'FDE m', 2],
   ['progress', 'progress', 3],
-  ['realism_meta', 'realism', 3],
+  // drivekit's pooled histogram JSD similarity, not the Sim Agents metric (that is the WOSAC table).
+  ['realism_meta', 'hist JSD', 3],
 ] as const;
 
 type Row = { scenario: string } & Omit<ScenarioMetrics, 'scenario'>;
