@@ -23,14 +23,21 @@ export async function writePoses(
   poses: Float64Array,
   timestampsNs: BigInt64Array,
 ): Promise<void> {
+  writeLogArrowFile(file, [posesBatch(poses, timestampsNs)], LOG_GROUP);
+}
+
+function posesBatch(poses: Float64Array, timestampsNs: BigInt64Array): RecordBatch {
   const n = timestampsNs.length;
-  const schema = schemaFor('poses');
-  const batch = batchFromColumns(schema, [
+  return batchFromColumns(schemaFor('poses'), [
     numericData(Int32Array.from({ length: n }, (_, i) => i)),
     numericData(timestampsNs),
     fixedListData(poses, 16),
   ]);
-  writeLogArrowFile(file, [batch], LOG_GROUP);
+}
+
+/** poses.arrow's bytes, for a commit of several log files at once (commitLogFiles). */
+export function posesBytes(poses: Float64Array, timestampsNs: BigInt64Array): Uint8Array {
+  return RecordBatchFileWriter.writeAll(new Table([posesBatch(poses, timestampsNs)])).toUint8Array(true);
 }
 
 /**

@@ -2,12 +2,14 @@
 // own poses kept once as poses.source.arrow, meta.json's trajectory extent and provenance updated.
 import fs from 'node:fs';
 import path from 'node:path';
-import { writeFileAtomicSync } from '../core/atomic.ts';
 import { readFixedList, readNumeric } from '../core/arrow/columns.ts';
 import { readArrowFile } from '../core/arrow/ipc.ts';
 import { validateSchema } from '../core/arrow/validate.ts';
 import { InputError } from '../core/errors.ts';
-import { type LogMeta, writePoses } from './logstore.ts';
+import { commitLogFiles, type LogFile } from './logCommit.ts';
+import { posesBytes } from './logFiles.ts';
+import { LOG_GROUP } from './logManifest.ts';
+import type { LogMeta } from './logstore.ts';
 
 export const SOURCE_POSES_FILE = 'poses.source.arrow';
 
@@ -62,12 +64,14 @@ export async function replaceLogPoses(
   const kept = path.join(dir, SOURCE_POSES_FILE);
   let sourceKept: string | null = fs.existsSync(kept) ? kept : null;
   const replacedBefore = (meta.extra.posesEstimatedBy ?? null) !== null;
+  // poses.source.arrow, poses.arrow and meta.json change together, through the log's commit path
+  // (docs/reliability.md): a reader sees the old three or the new three, and the manifest keeps matching.
+  const files: LogFile[] = [];
   if (!sourceKept && !replacedBefore && !isIdentityTrajectory(readPosesArrow(posesFile).poses)) {
-    fs.copyFileSync(posesFile, `${kept}.tmp`);
-    fs.renameSync(`${kept}.tmp`, kept);
+    files.push({ name: SOURCE_POSES_FILE, bytes: fs.readFileSync(posesFile) });
     sourceKept = kept;
   }
-  await writePoses(posesFile, poses, timestampsNs);
+  files.push({ name: 'poses.arrow', bytes: posesBytes(poses, timestampsNs) });
   const min: [number, number, number] = [Infinity, Infinity, Infinity];
   const max: [number, number, number] = [-Infinity, -Infinity, -Infinity];
   for (let i = 0; i < poses.length; i += 16) {
@@ -83,6 +87,7 @@ export async function replaceLogPoses(
     posesEstimatedBy: provenance,
     sourcePoses: sourceKept ? SOURCE_POSES_FILE : (meta.extra.sourcePoses ?? null),
   };
-  writeFileAtomicSync(metaFile, JSON.stringify(meta, null, 1) + '\n');
+  files.push({ name: 'meta.json', bytes: Buffer.from(JSON.stringify(meta, null, 1) + '\n') });
+  commitLogFiles(dir, LOG_GROUP, files);
   return { sourceKept };
 }

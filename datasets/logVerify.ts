@@ -45,7 +45,8 @@ export interface VerifyReport {
 }
 
 /** Files of a pre-manifest log that belong to the log itself; others are a stage's outputs. */
-const LOG_FILES = /^(meta\.json|frames\.arrow|poses\.arrow|labels\.arrow|scenario\.json|scenario\/.*)$/;
+const LOG_FILES =
+  /^(meta\.json|frames\.arrow|poses\.arrow|poses\.source\.arrow|labels\.arrow|scenario\.json|scenario\/.*)$/;
 
 export async function verifyLog(dir: string, opts: { seal?: boolean } = {}): Promise<VerifyReport> {
   let cleaned: string[] = [];

@@ -9,6 +9,8 @@ import { allocatePointCloud, boxesFromRows } from '../../core/arrow/records.ts';
 import { crc32c, crcHex } from '../../core/crc32c.ts';
 import { poseFromTranslationYaw } from '../../core/geometry/pose.ts';
 import { readManifest } from '../../datasets/logManifest.ts';
+import { replaceLogPoses } from '../../datasets/logPoses.ts';
+import { verifyLog } from '../../datasets/logVerify.ts';
 import { LogReader, LogWriter } from '../../datasets/logstore.ts';
 import { tmpDir } from './tmp.ts';
 
@@ -155,6 +157,20 @@ describe('log manifest', () => {
     fs.renameSync(dir, path.join(root, `.log.old-${dead}-2-0`));
     expect(await openAndReadAll(dir)).toBe(2);
     expect(fs.readdirSync(root)).toEqual(['log']);
+  });
+
+  it("rewrites the log's own files (odometry's poses and meta.json) through the manifest", async () => {
+    const dir = path.join(tmpDir(), 'log');
+    await makeLog(dir, 3);
+    const poses = new Float64Array(48);
+    for (let i = 0; i < 3; i++) poses.set(poseFromTranslationYaw(2 * i, 1, 0, 0), 16 * i);
+    await replaceLogPoses(dir, poses, BigInt64Array.from([0n, 1n, 2n]), { method: 'test odometry' });
+    expect((await verifyLog(dir)).problems).toEqual([]);
+    expect(readManifest(dir)!.files['poses.source.arrow'].group).toBe('log');
+    const log = await LogReader.open(dir);
+    expect(log.pose(2)[3]).toBe(4);
+    expect(log.meta.extra.sourcePoses).toBe('poses.source.arrow');
+    await log.close();
   });
 
   it('reads a log written before manifests (no manifest.json) as before', async () => {
