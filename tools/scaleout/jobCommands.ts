@@ -77,7 +77,15 @@ export const JOB_COMMANDS: Record<string, JobCommand> = {
   },
   sim: {
     inputFlag: '--scenarios',
-    options: { '--agents': 'word', '--out': 'outRoot', '--control': 'word', '--limit': 'int' },
+    options: {
+      '--agents': 'word',
+      '--out': 'outRoot',
+      '--rollouts': 'int',
+      '--seed': 'int',
+      '--deterministic': 'flag',
+      '--control': 'word',
+      '--limit': 'int',
+    },
     required: ['--agents', '--out'],
     reads: 'input',
     writes: () => ['rollouts.arrow', 'metrics.json', 'metrics.csv'],

@@ -6,6 +6,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { Job, Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readBoxSource } from '../../../perception/eval/boxSources.ts';
+import { evaluateSets } from '../../../perception/eval/evaluate.ts';
+import { saveScenario } from '../../../simulation/scenarioIo.ts';
+import { fillGtPointCounts } from '../../../tools/commands/eval.ts';
 import { DEFAULT_SCALEOUT_CONFIG } from '../../../tools/scaleout/config.ts';
 import { parseRedisUrl } from '../../../tools/scaleout/connection.ts';
 import { waitFlow } from '../../../tools/scaleout/submit.ts';
@@ -18,6 +22,7 @@ import {
   type WorkerProcess,
   writeSmallLog,
 } from './cluster.ts';
+import { straightRoadScenario } from '../../simulation/fixtures.ts';
 
 const haveRedis = (() => {
   try {
@@ -89,6 +94,72 @@ describe.skipIf(!haveRedis && !process.env.CI)('scale-out on BullMQ + Redis', ()
     expect(again.result.skipped).toBe(3);
     expect(again.result.totals.detections).toBe(s.result.totals.detections);
     expect(logs.slice(0, 3).map((l) => fs.statSync(path.join(l, 'tracks.arrow')).mtimeMs)).toEqual(mtimes);
+  });
+
+  it('aggregates: one pooled eval over all logs, one metrics table over all sim rollouts', async () => {
+    const ev = await drivekitRun(
+      'submit',
+      '--redis',
+      redis.url,
+      '--queue',
+      'flow',
+      'eval',
+      ...logs.slice(0, 3),
+      '--wait',
+      '--json',
+    );
+    expect(ev.code).toBe(0);
+    const pooled = JSON.parse(ev.stdout).result.pooled;
+    const sets = [];
+    for (const l of logs.slice(0, 3).sort()) {
+      const pred = await readBoxSource(l, ['tracks', 'detections']);
+      const truth = await readBoxSource(l, ['labels']);
+      sets.push({
+        pred: pred.boxes,
+        gt: await fillGtPointCounts(truth.boxes, l),
+        ego: truth.ego ?? pred.ego,
+      });
+    }
+    expect(pooled).toEqual(
+      JSON.parse(JSON.stringify(evaluateSets(sets, { ap: { halfFovDeg: null }, dtcScoreThreshold: null }))),
+    );
+    expect(pooled.counts.frames).toBe(24);
+
+    const scen = path.join(root, 'scenarios');
+    const a = straightRoadScenario({ numAgents: 3, numSteps: 21 });
+    const b = straightRoadScenario({ numAgents: 2, numSteps: 21, speedMps: 6 });
+    b.id = 'second';
+    saveScenario(a, path.join(scen, 'a.json'));
+    saveScenario(b, path.join(scen, 'b.json'));
+    const out = path.join(root, 'sim');
+    const sim = await drivekitRun(
+      'submit',
+      '--redis',
+      redis.url,
+      '--queue',
+      'flow',
+      'sim',
+      path.join(scen, 'a.json'),
+      path.join(scen, 'b.json'),
+      '--agents',
+      'idm',
+      '--rollouts',
+      '2',
+      '--out',
+      out,
+      '--wait',
+      '--json',
+    );
+    expect(sim.code).toBe(0);
+    expect(JSON.parse(sim.stdout).result.pooled.scenarios).toBe(2);
+    const table = JSON.parse(fs.readFileSync(path.join(out, 'metrics.json'), 'utf8'));
+    expect(
+      table.rows.map((r: { scenario: string; source: string }) => [r.scenario, path.basename(r.source)]),
+    ).toEqual([
+      ['straight-road', 'a.json'],
+      ['second', 'b.json'],
+    ]);
+    for (const d of ['a', 'b']) expect(fs.existsSync(path.join(out, d, 'rollouts.arrow'))).toBe(true);
   });
 
   it('fails a bad-input job once with its error recorded, and rejects payloads outside the allow-list', async () => {
