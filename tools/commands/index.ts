@@ -25,7 +25,8 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'verify',
-    summary: "check a log against its manifest (every file's size and CRC32C, structure); exit 1 on a problem",
+    summary:
+      "check a log against its manifest (every file's size and CRC32C, structure); exit 1 on a problem",
     load: () => import('./verify.ts'),
   },
   {
@@ -91,12 +92,13 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'eval-forecast',
-    summary: 'score forecasts by the 4D-Occ protocol beside the tokenizer floor, copy-last and constant velocity',
+    summary:
+      'score forecasts by the 4D-Occ protocol beside the tokenizer floor, copy-last and constant velocity',
     load: () => import('./evalForecast.ts'),
   },
   {
     name: 'sim',
-    summary: 'closed-loop rollouts of replay / CV / IDM agents with collision, off-road, realism metrics',
+    summary: 'N seeded rollouts of replay / CV / IDM agents: Sim Agents realism, collision, off-road',
     load: () => import('./sim.ts'),
   },
   {
@@ -106,7 +108,7 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'export',
-    summary: 'export simulated scenarios (trajectories + map) as Arrow, Parquet, JSON or WOMD TFRecord',
+    summary: 'export simulated scenarios as Arrow, Parquet, JSON, WOMD TFRecord or a Sim Agents submission',
     load: () => import('./export.ts'),
   },
   {

@@ -1,7 +1,6 @@
 // `drivekit sim --scenarios <dir|file> --agents <replay|cv|idm|still> --out <dir>`: N seeded closed-loop
 // rollouts per scenario scored with the Sim Agents (WOSAC 2025) metric and the rollout metrics; writes
 // rollouts.arrow (AgentStates + a rollout column), the scenarios, metrics.json / metrics.csv.
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { writeFileAtomicSync } from '../../core/atomic.ts';
@@ -18,6 +17,7 @@ import { loadScenarios } from '../../simulation/scenarioSources.ts';
 import { intOption } from '../numberOption.ts';
 import { formatMetricTable, jsonWithNulls, METRIC_COLUMNS } from '../report/simMetrics.ts';
 import { formatWosacTable, wosacRow } from '../report/wosacTable.ts';
+import { makeDirs } from '../../core/dirs.ts';
 
 export { SIM_FILES };
 
@@ -65,7 +65,7 @@ export async function runSim(opts: SimOptions): Promise<Record<string, unknown>>
     loaded.map((l) => l.file),
   );
   bar.stop();
-  fs.mkdirSync(opts.out, { recursive: true });
+  makeDirs(opts.out);
   const meta = {
     'drivekit.agents': opts.agents,
     'drivekit.scenarios': String(results.length),
@@ -123,7 +123,7 @@ export function register(program: Command): void {
   program
     .command('sim')
     .description(
-      'closed-loop rollouts of built-in agents on scenarios, with collision/off-road/realism metrics',
+      'N seeded closed-loop rollouts of built-in agents per scenario, scored with the Sim Agents (WOSAC 2025) realism metric and collision/off-road/ADE metrics',
     )
     .requiredOption(
       '--scenarios <path>',
