@@ -45,6 +45,29 @@ describe('drivekit discover / eval', () => {
     expect(textOut.stdout).toMatch(/DTC over \d+ frames/);
   });
 
+  it('runs the DBSCAN baseline with --method dbscan into dbscan.arrow, which eval scores', async () => {
+    const log = path.join(tmpDir(), 'log');
+    await writeCastLog(log, 60);
+    const d = JSON.parse((await drivekit('discover', '--log', log, '--method', 'dbscan', '--json')).stdout);
+    expect(d.method).toBe('dbscan');
+    expect(d.frames).toBe(12);
+    const boxes = readBoxesFile(path.join(log, 'dbscan.arrow'));
+    expect(boxes.cx.length).toBe(d.boxes);
+    expect(boxes.cx.length).toBeGreaterThan(0);
+    // Discovery's own files are left alone.
+    expect(fs.existsSync(path.join(log, 'detections.arrow'))).toBe(false);
+    const r = JSON.parse((await drivekit('eval', '--pred', `${log}:dbscan`, '--gt', log, '--json')).stdout);
+    expect(r.counts.pred_boxes).toBeGreaterThan(0);
+    expect(r.ap.bev['0.3'].all).toBeGreaterThan(0);
+    await Promise.all([
+      expectOneLineFailure(['discover', '--log', log, '--method', 'kmeans'], /--method: 'kmeans' is not/),
+      expectOneLineFailure(
+        ['discover', '--log', log, '--method', 'dbscan', '--min-track', '3'],
+        /dbscan takes only --range/,
+      ),
+    ]);
+  });
+
   it('fails with one line and exit 1 on bad input, writing nothing', async () => {
     const dir = tmpDir();
     fs.writeFileSync(path.join(dir, 'pred.json'), '{"frames": 3}');
@@ -62,7 +85,10 @@ describe('drivekit discover / eval', () => {
         ['eval', '--pred', path.join(dir, 'pred.json'), '--gt', path.join(dir, 'pred.json')],
         /'frames' array/,
       ),
-      expectOneLineFailure(['discover', '--log', log, '--range', '-3'], /--range: must be a positive/),
+      expectOneLineFailure(
+        ['discover', '--log', log, '--range', '-3'],
+        /--range: must be a (positive )?number/,
+      ),
     ]);
     expect(fs.existsSync(path.join(log, 'detections.arrow'))).toBe(false);
     // An empty sweep is not an error: nothing found.
