@@ -22,7 +22,7 @@ describeWithSharedData('WOSAC results on the real WOMD scenario', () => {
     'drivekit sim writes the meta-metric and every component per scenario',
     async () => {
       const out = path.join(tmp, 'cv');
-      const summary = await runSim({ scenarios: WOMD, agents: 'cv', out, rollouts: 8, seed: 1, json: true });
+      const summary = await runSim({ scenarios: WOMD, agents: 'cv', out, rollouts: 4, seed: 1, json: true });
       const w = summary.wosac as { metaMetric: number; components: Record<string, number> };
       expect(w.metaMetric).toBeGreaterThan(0);
       expect(w.metaMetric).toBeLessThan(1);
