@@ -140,7 +140,14 @@ export function parseConfigJson(text: string, readFile: (file: string) => string
     body = inline ? text : readFile(text);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new InputError(text, code === 'ENOENT' ? 'no such config file' : `cannot read (${code})`);
+    throw new InputError(
+      text,
+      code === 'ENOENT'
+        ? 'no such config file'
+        : code === 'EISDIR'
+          ? 'is a directory, expected a JSON config file'
+          : `cannot read (${code})`,
+    );
   }
   try {
     return JSON.parse(body) as unknown;

@@ -17,6 +17,7 @@ import { refineTracks } from './refine.ts';
 import { trackBoxes } from './track.ts';
 import type { ConfigRanges } from '../core/configSchema.ts';
 import { InputError } from '../core/errors.ts';
+import { makeDirs } from '../core/dirs.ts';
 
 export interface SelfTrainConfig {
   /** Train → detect → track → refine rounds (OYSTER: a few; default 3). */
@@ -222,7 +223,7 @@ export async function selfTrain(
   if (logs.length === 0) throw new Error('selfTrain: no logs');
   const say = opts.log ?? (() => {});
   const evalLogs = opts.evalLogs ?? [];
-  fs.mkdirSync(path.join(opts.outDir, 'seeds'), { recursive: true });
+  makeDirs(path.join(opts.outDir, 'seeds'));
   const names = [...logs, ...evalLogs].map((l) => l.name);
   if (new Set(names).size !== names.length)
     throw new Error(`selfTrain: log names must differ (${names.join(', ')})`);
@@ -273,7 +274,7 @@ export async function selfTrain(
   let modelPath = '';
   for (let r = 1; r <= cfg.rounds; r++) {
     const roundDir = path.join(opts.outDir, `round${r}`);
-    fs.mkdirSync(roundDir, { recursive: true });
+    makeDirs(roundDir);
     const det: DetectorConfig = {
       ...cfg.detector,
       targets: {

@@ -22,6 +22,7 @@ import {
   scenarioToBatches,
 } from './scenarioTables.ts';
 import { validateScenario, type ValidationReport } from './validateScenario.ts';
+import { makeDirs } from '../core/dirs.ts';
 
 export const SCENARIO_JSON_FORMAT = 'drivekit.scenario/1';
 
@@ -36,13 +37,13 @@ export function isScenarioDir(p: string): boolean {
  */
 export function saveScenario(s: Scenario, target: string): void {
   validateScenario(s, target, { requireValidAgent: false, repair: false });
-  fs.mkdirSync(path.dirname(path.resolve(target)), { recursive: true });
+  makeDirs(path.dirname(path.resolve(target)));
   if (target.endsWith('.json')) {
     writeFileAtomicSync(target, JSON.stringify(scenarioToJson(s)));
     return;
   }
   const tmp = path.join(path.dirname(target), `.${path.basename(target)}.tmp-${process.pid}-${Date.now()}`);
-  fs.mkdirSync(tmp, { recursive: true });
+  makeDirs(tmp);
   try {
     const batches = scenarioToBatches(s);
     for (const name of Object.keys(SCENARIO_TABLES) as ScenarioTableName[]) {

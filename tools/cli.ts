@@ -45,7 +45,11 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv).catch((e: unknown) => {
-  process.stderr.write(`drivekit: ${describeError(e)}\n`);
+  // Input problems are InputErrors and errno errors (describeError names their path); a TypeError
+  // here is a bug, said so rather than passed off as something the user did.
+  const bug = e instanceof TypeError || e instanceof ReferenceError;
+  const hint = bug && !process.env.DRIVEKIT_DEBUG ? ' (a bug in drivekit: DRIVEKIT_DEBUG=1 shows where)' : '';
+  process.stderr.write(`drivekit: ${bug ? 'internal error: ' : ''}${describeError(e)}${hint}\n`);
   if (process.env.DRIVEKIT_DEBUG) console.error(e);
   process.exit(1);
 });

@@ -12,6 +12,7 @@ import { gridGeometry, type TokenizerConfig } from './config.ts';
 import { sensorOrigin, sensorPoints } from './sweep.ts';
 import type { Tokenizer } from './tokenizerModel.ts';
 import type { SensorPoints } from './voxelize.ts';
+import { makeDirs } from '../core/dirs.ts';
 
 /** A log's sweeps as token grids (row-major tokensXY², rows along y, columns along x). */
 export interface LogTokens {
@@ -150,7 +151,7 @@ export async function saveLogTokens(file: string, lt: LogTokens): Promise<void> 
   const raw = (a: ArrayBufferView) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
   parts.push(raw(lt.poses), raw(lt.tokens), raw(lt.occupied));
   for (const k of keys) parts.push(raw(lt.priors.get(k)!));
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+  makeDirs(path.dirname(file));
   await writeFileAtomic(file, Buffer.concat(parts));
 }
 

@@ -13,6 +13,7 @@ import { Graph } from '../core/nn/graph.ts';
 import type { ForecasterConfig } from './forecastConfig.ts';
 import { buildInferenceGraph } from './forecasterGraph.ts';
 import { forecasterInputs, type ForecasterNetwork } from './forecasterNetwork.ts';
+import { makeDirs } from '../core/dirs.ts';
 
 export const FORECASTER_FORMAT = 'drivekit-forecaster/1';
 export const FORECASTER_METADATA_KEY = 'drivekit.forecaster';
@@ -39,7 +40,7 @@ export async function exportForecaster(
     training,
   };
   const ig = buildInferenceGraph(net);
-  fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  makeDirs(path.dirname(path.resolve(file)));
   await writeFileAtomic(
     file,
     exportOnnxBytes(

@@ -17,6 +17,7 @@ import { rayInputs, renderDepth } from './render.ts';
 import { rayFeeds, voxelFeeds } from './tokenizerFeeds.ts';
 import { type TokenizerNetwork, voxelInputs } from './tokenizerNetwork.ts';
 import { voxelize, type SensorPoints } from './voxelize.ts';
+import { makeDirs } from '../core/dirs.ts';
 
 export const TOKENIZER_FORMAT = 'drivekit-tokenizer/1';
 export const TOKENIZER_METADATA_KEY = 'drivekit.tokenizer';
@@ -48,7 +49,7 @@ export async function exportTokenizer(
   const tokIn = dec.input('tokens', [1, t, t], 'int32');
   const codes = o.gather(l2Normalize(dec.param(net.codebook)), o.reshape(tokIn, [t * t]), 0);
   const grids = net.decode(codes, 1);
-  fs.mkdirSync(dir, { recursive: true });
+  makeDirs(dir);
   const doc = 'drivekit LiDAR tokenizer (Copilot4D-style VQ-VAE); see metadata drivekit.tokenizer';
   await writeFileAtomic(
     path.join(dir, ENCODER_FILE),

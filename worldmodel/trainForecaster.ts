@@ -17,6 +17,7 @@ import { exportForecaster } from './forecasterModel.ts';
 import type { LogTokens } from './forecastTokens.ts';
 import { drawObjective } from './maskSchedule.ts';
 import { sampleFuture } from './sampling.ts';
+import { makeDirs } from '../core/dirs.ts';
 
 export interface TrainForecasterOptions {
   train: readonly LogTokens[];
@@ -86,7 +87,7 @@ export async function trainForecaster(opts: TrainForecasterOptions) {
   const train = windowsOf(opts.train, cfg, opts.stride);
   if (train.length === 0) throw new InputError('--log', 'the training logs hold no full forecasting window');
   const held = windowsOf(opts.held, cfg, opts.stride);
-  fs.mkdirSync(opts.outDir, { recursive: true });
+  makeDirs(opts.outDir);
   const ckpt = path.join(opts.outDir, 'checkpoint.safetensors');
   const logFile = path.join(opts.outDir, 'train-log.jsonl');
   const modelFile = path.join(opts.outDir, 'worldmodel.onnx');

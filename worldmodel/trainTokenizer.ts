@@ -18,6 +18,7 @@ import { randomAugment, sensorOrigin, sensorPoints } from './sweep.ts';
 import { buildTokenizerGraph, createTokenizerTrainer } from './tokenizerGraph.ts';
 import { trainingFeeds, type TrainingExample } from './tokenizerFeeds.ts';
 import { exportTokenizer } from './tokenizerModel.ts';
+import { makeDirs } from '../core/dirs.ts';
 
 export interface TrainTokenizerOptions {
   /** Training logs (any source; only the sweeps are used, never labels). */
@@ -117,7 +118,7 @@ export async function trainTokenizer(opts: TrainTokenizerOptions): Promise<Train
   const held = await openFrames(opts.evalLogs);
   if (train.frames.length === 0)
     throw new InputError(opts.logs.join(', '), 'the training logs hold no sweep');
-  fs.mkdirSync(opts.outDir, { recursive: true });
+  makeDirs(opts.outDir);
   const ckpt = path.join(opts.outDir, 'checkpoint.safetensors');
   const modelDir = path.join(opts.outDir, 'model');
   const logFile = path.join(opts.outDir, 'train-log.jsonl');

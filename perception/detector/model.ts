@@ -154,6 +154,8 @@ export class Detector {
 
   static async load(file: string, opts: DetectorOptions = {}): Promise<Detector> {
     if (!fs.existsSync(file)) throw new InputError(file, 'no such model file');
+    if (!fs.statSync(file).isFile())
+      throw new InputError(file, 'is a directory, expected an .onnx model file');
     return Detector.fromBytes(new Uint8Array(fs.readFileSync(file)), file, opts);
   }
 

@@ -19,6 +19,7 @@ import { detectionLoss, fillLossInputs, type LossArrays } from './losses.ts';
 import { exportDetectorBytes } from './model.ts';
 import { createDetectorNetwork, type DetectorNetwork, INPUT_MULTIPLE, OUTPUT_STRIDE } from './network.ts';
 import { allocateTargets, encodeTargets, outputGrid, REG_CHANNEL_COUNT, type TargetMaps } from './targets.ts';
+import { makeDirs } from '../../core/dirs.ts';
 
 /** One labelled sweep to train on (vehicle frame). */
 export interface TrainingFrame {
@@ -214,7 +215,7 @@ function setAsideStaleCheckpoint(ckpt: string, fingerprint: string, opts: TrainD
     fs.renameSync(ckpt, `${ckpt}.stale`);
     opts.onStaleCheckpoint?.(ckpt);
   }
-  fs.mkdirSync(path.dirname(ckpt), { recursive: true });
+  makeDirs(path.dirname(ckpt));
   writeFileAtomicSync(side, fingerprint);
 }
 

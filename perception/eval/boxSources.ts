@@ -136,12 +136,12 @@ export function readJsonBoxes(file: string): Boxes {
   } catch (e) {
     throw new InputError(file, `not valid JSON (${(e as Error).message})`);
   }
-  const frames = (doc as { frames?: unknown }).frames;
+  const frames = (doc as { frames?: unknown } | null)?.frames;
   if (!Array.isArray(frames)) throw new InputError(file, "expected an object with a 'frames' array");
   const rows: Record<string, unknown>[] = [];
   const frameOfRow: unknown[] = [];
   frames.forEach((fr: unknown, k: number) => {
-    const f = fr as { frame_index?: unknown; boxes?: unknown };
+    const f = (fr ?? {}) as { frame_index?: unknown; boxes?: unknown };
     if (!Array.isArray(f.boxes)) throw new InputError(file, `frames[${k}]: 'boxes' is not an array`);
     num(f.frame_index, `frames[${k}].frame_index`, file);
     for (const b of f.boxes) {

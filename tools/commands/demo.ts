@@ -1,11 +1,11 @@
 // `drivekit demo`: the main job — every stage in turn on the embedded synthetic default (and the
 // real samples in ../shared/data), then a markdown report of what each produced.
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { writeFileAtomicSync } from '../../core/atomic.ts';
 import type { DemoContext } from '../demo/context.ts';
 import { DEMO_STEPS } from '../demo/steps.ts';
+import { makeDirs } from '../../core/dirs.ts';
 
 export function register(program: Command): void {
   program
@@ -15,7 +15,7 @@ export function register(program: Command): void {
     .option('--quick', 'tiny settings (for tests and CI)')
     .option('--steps <names>', 'comma-separated subset of steps to run')
     .action(async (opts: { out: string; quick?: boolean; steps?: string }) => {
-      fs.mkdirSync(opts.out, { recursive: true });
+      makeDirs(opts.out);
       const ctx: DemoContext = {
         outDir: opts.out,
         quick: !!opts.quick,

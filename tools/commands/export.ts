@@ -19,6 +19,7 @@ import type { Scenario } from '../../simulation/scenario.ts';
 import { saveScenario } from '../../simulation/scenarioIo.ts';
 import { scenarioToAgentStates } from '../../simulation/scenarioTables.ts';
 import { intOption } from '../numberOption.ts';
+import { makeDirs } from '../../core/dirs.ts';
 
 export const EXPORT_FORMATS = ['arrow', 'parquet', 'json', 'womd', 'wosac'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -52,7 +53,7 @@ export async function runExport(
   if (format === 'wosac') return exportWosac(opts);
   const scenarios = readRolloutSet(opts.rollouts);
   const out = opts.out ?? path.join(opts.rollouts, `export-${format}`);
-  fs.mkdirSync(out, { recursive: true });
+  makeDirs(out);
   const files: string[] = [];
   if (format === 'arrow') {
     const file = path.join(out, 'trajectories.arrow');
@@ -104,7 +105,7 @@ function exportWosac(opts: ExportOptions): { format: ExportFormat; scenarios: nu
     : fs.existsSync(opts.out) && fs.statSync(opts.out).isDirectory()
       ? path.join(opts.out, name)
       : opts.out;
-  fs.mkdirSync(path.dirname(path.resolve(target)), { recursive: true });
+  makeDirs(path.dirname(path.resolve(target)));
   const groups = readRolloutGroups(opts.rollouts);
   const agents = readArrowFile(path.join(opts.rollouts, SIM_FILES.rollouts)).schema.metadata.get(
     'drivekit.agents',

@@ -30,6 +30,7 @@ import { formatSelfTrainTable } from '../report/selftrainTable.ts';
 import { fillGtPointCounts } from './eval.ts';
 import { intOption, numberOption } from '../numberOption.ts';
 import { parseConfigJson, validateConfig } from '../../core/configSchema.ts';
+import { makeDirs } from '../../core/dirs.ts';
 
 interface SelfTrainOptions {
   log: string[];
@@ -199,7 +200,7 @@ export function register(program: Command): void {
           writeToLogs: opts.write,
         });
         if (opts.export) {
-          fs.mkdirSync(path.dirname(path.resolve(opts.export)), { recursive: true });
+          makeDirs(path.dirname(path.resolve(opts.export)));
           fs.copyFileSync(res.modelPath, opts.export + '.tmp');
           fs.renameSync(opts.export + '.tmp', opts.export);
         }

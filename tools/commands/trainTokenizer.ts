@@ -2,7 +2,6 @@
 // tokenizer (Copilot4D VQ-VAE) on unlabelled sweeps; the best model on held-out depth error goes to <dir>/model.
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { InputError } from '../../core/errors.ts';
 import { setProgressSilent } from '../../core/progress.ts';
 import {
   DEFAULT_TOKENIZER_CONFIG,
@@ -14,7 +13,7 @@ import {
 } from '../../worldmodel/config.ts';
 import { DEFAULT_TRAIN_TOKENIZER, trainTokenizer } from '../../worldmodel/trainTokenizer.ts';
 import { numberOption } from '../numberOption.ts';
-import { validateConfig } from '../../core/configSchema.ts';
+import { parseConfigJson, validateConfig } from '../../core/configSchema.ts';
 
 interface Options {
   log: string[];
@@ -38,13 +37,7 @@ function num(flag: string, v: string, opts: { int?: boolean; min?: number } = {}
 export function configFrom(json: string | undefined, paper: boolean): TokenizerConfig {
   const base = paper ? PAPER_TOKENIZER_CONFIG : DEFAULT_TOKENIZER_CONFIG;
   if (!json) return base;
-  const text = fs.existsSync(json) ? fs.readFileSync(json, 'utf8') : json;
-  let over: DeepPartial<TokenizerConfig>;
-  try {
-    over = JSON.parse(text) as DeepPartial<TokenizerConfig>;
-  } catch (e) {
-    throw new InputError('--config', `not JSON or a JSON file (${(e as Error).message})`);
-  }
+  const over = parseConfigJson(json, (f) => fs.readFileSync(f, 'utf8')) as DeepPartial<TokenizerConfig>;
   validateConfig(over, base, TOKENIZER_CONFIG_RANGES, fs.existsSync(json) ? json : '--config');
   return tokenizerConfig(over, base);
 }

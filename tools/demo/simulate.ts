@@ -19,6 +19,7 @@ import { resultRows, resultSets } from '../report/wosacResults.ts';
 import { markdownWosacTable } from '../report/wosacTable.ts';
 import { LONGTAIL_KINDS } from '../../simulation/longtail/generate.ts';
 import type { DemoStep } from './context.ts';
+import { makeDirs } from '../../core/dirs.ts';
 
 /** Every built-in agent on the scenarios: one table row per agent (means over the scenarios). */
 function agentTable(
@@ -43,7 +44,7 @@ export const simulate: DemoStep = {
   name: 'simulate',
   async run(ctx) {
     const out = path.join(ctx.outDir, 'simulation');
-    fs.mkdirSync(out, { recursive: true });
+    makeDirs(out);
     const sections: string[] = [];
     const bar = createProgress('simulate', 5);
     // 1. The real Waymo Open Motion scenario.

@@ -18,6 +18,7 @@ import {
   type RealismReport,
   realismReport,
 } from './realismStats.ts';
+import { makeDirs } from '../../core/dirs.ts';
 
 /** Markdown table: synthetic beside KITTI. */
 export function realismMarkdown(r: RealismReport): string {
@@ -82,12 +83,12 @@ export async function writeRealismFiles(
   for await (const f of raw.frames()) {
     if (k++ === 10) kittiFrame = f.points;
   }
-  fs.mkdirSync(outDir, { recursive: true });
+  makeDirs(outDir);
   fs.writeFileSync(
     path.join(outDir, 'realism.png'),
     realismPng(report, { points: synFrame, labels, frame }, kittiFrame ?? synFrame),
   );
-  fs.mkdirSync(jsonDir, { recursive: true });
+  makeDirs(jsonDir);
   fs.writeFileSync(
     path.join(jsonDir, 'realism.json'),
     JSON.stringify({ settings: REALISM, synthetic: report.synthetic, kitti: report.kitti }, null, 1) + '\n',

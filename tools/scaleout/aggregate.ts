@@ -9,6 +9,7 @@ import { meanMetrics } from '../../simulation/metrics/scenarioMetrics.ts';
 import { fillGtPointCounts } from '../commands/eval.ts';
 import { jsonWithNulls } from '../report/simMetrics.ts';
 import type { Aggregation } from './jobCommands.ts';
+import { makeDirs } from '../../core/dirs.ts';
 
 /** What a child job returns (processor.ts). */
 export interface ChildResult {
@@ -88,7 +89,7 @@ function metricsTable(
   const mean = meanMetrics(rows as unknown as Parameters<typeof meanMetrics>[0]);
   const table = { scenarios: rows.length, agents, mean, rows };
   const file = path.join(outRoot, 'metrics.json');
-  fs.mkdirSync(outRoot, { recursive: true });
+  makeDirs(outRoot);
   writeFileAtomicSync(file, jsonWithNulls(table) + '\n');
   return { pooled: { scenarios: rows.length, agents, mean }, files: { metrics: file } };
 }
