@@ -18,7 +18,8 @@ export function makeDirs(dir: string): void {
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       // ENOTDIR: a file further up; walking on finds it and names it.
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new InputError(p, `cannot create directory (${describeErrno(e)})`);
+      if (code !== 'ENOENT' && code !== 'ENOTDIR')
+        throw new InputError(p, `cannot create directory (${describeErrno(e)})`);
     }
     if (st) {
       if (!st.isDirectory()) throw new InputError(p, 'cannot create a directory here: it is a file');
