@@ -71,6 +71,17 @@ export function batchScenarios<T extends { agents: { ids: ArrayLike<number> } }>
   return out;
 }
 
+/** Refuse scenarios without a controlled agent valid at their current step (nothing to simulate). */
+export function checkSimulatable(scenarios: readonly Scenario[], files: readonly string[] = []): void {
+  scenarios.forEach((s, i) => {
+    if (!evaluatedAgents(s).some((v) => v === 1))
+      throw new InputError(
+        files[i] ?? s.id,
+        `scenario '${s.id}': no controlled agent is valid at the current step ${s.currentStep}`,
+      );
+  });
+}
+
 /**
  * Roll `makePolicy()` out on every scenario (one policy instance per batch) and score each rollout.
  * `files` names each scenario's source for errors (a scenario without a controlled agent valid at
@@ -82,13 +93,7 @@ export function rolloutScenarios(
   opts: RolloutOptions = {},
   files: readonly string[] = [],
 ): ScenarioRollout[] {
-  scenarios.forEach((s, i) => {
-    if (!evaluatedAgents(s).some((v) => v === 1))
-      throw new InputError(
-        files[i] ?? s.id,
-        `scenario '${s.id}': no controlled agent is valid at the current step ${s.currentStep}`,
-      );
-  });
+  checkSimulatable(scenarios, files);
   const N = opts.rollouts ?? 1;
   if (!Number.isInteger(N) || N < 1)
     throw new InputError('--rollouts', `must be a whole number ≥ 1, got ${N}`);

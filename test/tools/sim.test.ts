@@ -48,14 +48,26 @@ describe('drivekit sim / export', () => {
       await runSim({ scenarios, agents: 'cv', out: dir, rollouts: 4, seed, json: true });
       return readRolloutGroups(dir);
     };
+    const xs = (g: ReturnType<typeof readRolloutGroups>) =>
+      g.flatMap((s) => s.rollouts.map((r) => Array.from(r.x)));
     const g1 = await run(path.join(tmp, 'r1'), 3);
     const g2 = await run(path.join(tmp, 'r2'), 3);
     const g3 = await run(path.join(tmp, 'r3'), 4);
+    // One scenario at a time (chunks of at most 5 agents × rollouts): the same file contents.
+    await runSim({
+      scenarios,
+      agents: 'cv',
+      out: path.join(tmp, 'r4'),
+      rollouts: 4,
+      seed: 3,
+      json: true,
+      chunkAgents: 5,
+    });
+    expect(xs(readRolloutGroups(path.join(tmp, 'r4')))).toEqual(xs(g1));
     expect(g1.map((g) => [g.scenario.id, g.rollouts.length])).toEqual([
       ['straight-road', 4],
       ['second', 4],
     ]);
-    const xs = (g: typeof g1) => g.flatMap((s) => s.rollouts.map((r) => Array.from(r.x)));
     expect(xs(g2)).toEqual(xs(g1));
     expect(xs(g3)).not.toEqual(xs(g1));
     expect(xs(g1)[0]).not.toEqual(xs(g1)[1]); // rollouts of a scenario differ

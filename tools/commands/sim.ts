@@ -4,14 +4,15 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { writeFileAtomicSync } from '../../core/atomic.ts';
-import { writeArrowFile } from '../../core/arrow/ipc.ts';
+import { ArrowFileAppender } from '../../core/arrow/ipc.ts';
 import { InputError } from '../../core/errors.ts';
 import { createProgress } from '../../core/progress.ts';
 import { AGENTS, agentByName, SANITY_AGENTS, STOCHASTIC_AGENTS } from '../../simulation/agents/registry.ts';
 import { rolloutBatch, SIM_FILES } from '../../simulation/export/rolloutSet.ts';
 import { meanMetrics } from '../../simulation/metrics/scenarioMetrics.ts';
 import { meanWosacScores, scoreScenarioRollouts } from '../../simulation/metrics/wosac/score.ts';
-import { rolloutScenarios } from '../../simulation/rollout.ts';
+import type { WosacScenarioScore } from '../../simulation/metrics/wosac/rollouts.ts';
+import { checkSimulatable, rolloutScenarios, type ScenarioRollout } from '../../simulation/rollout.ts';
 import { saveScenario } from '../../simulation/scenarioIo.ts';
 import { loadScenarios } from '../../simulation/scenarioSources.ts';
 import { intOption } from '../numberOption.ts';
@@ -23,6 +24,9 @@ export { SIM_FILES };
 
 /** Rollouts per scenario when none is asked for: the Sim Agents challenge's 32. */
 export const DEFAULT_ROLLOUTS = 32;
+
+/** Agents × rollouts simulated (and held in memory) at once. */
+export const CHUNK_AGENTS = 20_000;
 
 export interface SimOptions {
   scenarios: string;
@@ -36,6 +40,8 @@ export interface SimOptions {
   seed?: number;
   /** The agents' deterministic form (every rollout the same). */
   deterministic?: boolean;
+  /** Agents × rollouts simulated (and held in memory) at once (default CHUNK_AGENTS). */
+  chunkAgents?: number;
   json?: boolean;
 }
 
@@ -57,30 +63,55 @@ export async function runSim(opts: SimOptions): Promise<Record<string, unknown>>
     for (const s of scenarios)
       s.controlled = Uint8Array.from(s.controlled, (_, a) => s.agents.valid[a * s.numSteps + s.currentStep]);
   }
-  const bar = createProgress('sim', scenarios.length, { silent: opts.json });
-  const results = rolloutScenarios(
-    scenarios,
-    () => (stochastic ? make({ seed }) : make()),
-    { onProgress: (d) => bar.update(d), rollouts: N, replicate: !stochastic, keepAllTracks: true },
-    loaded.map((l) => l.file),
-  );
-  bar.stop();
+  const files = loaded.map((l) => l.file);
+  checkSimulatable(scenarios, files);
   makeDirs(opts.out);
   const meta = {
     'drivekit.agents': opts.agents,
-    'drivekit.scenarios': String(results.length),
+    'drivekit.scenarios': String(scenarios.length),
     'drivekit.rollouts': String(N),
     'drivekit.seed': stochastic ? String(seed) : 'deterministic',
   };
-  const batches = results.flatMap((r) => r.allTracks!.map((t, n) => rolloutBatch(r.scenario, t, n, meta)));
-  await writeArrowFile(path.join(opts.out, SIM_FILES.rollouts), batches);
+  // Scenarios go in chunks of about CHUNK_AGENTS agents × rollouts, their rollouts appended to the file
+  // as they come, so memory stays flat however many scenarios and rollouts are asked for.
+  const bar = createProgress('sim', scenarios.length, { silent: opts.json });
+  const results: Omit<ScenarioRollout, 'tracks' | 'allTracks' | 'samples'>[] = [];
+  const wosacRows: WosacScenarioScore[] = [];
+  let appender: ArrowFileAppender | null = null;
+  for (let from = 0; from < scenarios.length;) {
+    let to = from + 1;
+    let agents = scenarios[from].agents.ids.length * N;
+    while (
+      to < scenarios.length &&
+      agents + scenarios[to].agents.ids.length * N <= (opts.chunkAgents ?? CHUNK_AGENTS)
+    )
+      agents += scenarios[to++].agents.ids.length * N;
+    const chunk = rolloutScenarios(
+      scenarios.slice(from, to),
+      () => (stochastic ? make({ seed }) : make()),
+      { rollouts: N, replicate: !stochastic, keepAllTracks: true },
+      files.slice(from, to),
+    );
+    for (const r of chunk) {
+      for (const [n, t] of r.allTracks!.entries()) {
+        const b = rolloutBatch(r.scenario, t, n, meta);
+        appender ??= new ArrowFileAppender(path.join(opts.out, SIM_FILES.rollouts), b.schema);
+        appender.append(b);
+      }
+      // The Sim Agents realism: likelihoods of the log under the N rollouts, SDC + tracks_to_predict scored.
+      wosacRows.push(scoreScenarioRollouts(r.scenario, r.samples));
+      results.push({ scenario: r.scenario, metrics: r.metrics });
+    }
+    bar.update(to);
+    from = to;
+  }
+  appender!.close();
+  bar.stop();
   results.forEach((r, i) =>
     saveScenario(r.scenario, path.join(opts.out, SIM_FILES.scenarios, `${String(i).padStart(4, '0')}`)),
   );
   const rows = results.map((r) => r.metrics);
   const mean = meanMetrics(rows);
-  // The Sim Agents realism: likelihoods of the log under the N rollouts, SDC + tracks_to_predict scored.
-  const wosacRows = results.map((r) => scoreScenarioRollouts(r.scenario, r.samples));
   const wosac = { ...meanWosacScores(wosacRows), rows: wosacRows };
   const run = { scenarios: results.length, agents: opts.agents, rollouts: N, seed: stochastic ? seed : null };
   writeFileAtomicSync(
