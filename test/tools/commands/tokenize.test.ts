@@ -6,6 +6,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { batchToTokens } from '../../../core/arrow/codec.ts';
 import { readArrowFile } from '../../../core/arrow/ipc.ts';
+import { commitLogFiles } from '../../../datasets/logCommit.ts';
+import { LOG_GROUP } from '../../../datasets/logManifest.ts';
 import { drivekit, expectOneLineFailure, writeCastLog } from './castLog.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'dk-cmd-tok-'));
@@ -18,10 +20,9 @@ describe('drivekit tokenize / eval-tokenizer', () => {
     // The cast sensor sits 1.8 m above the ground at z = 0: the log states where its rays start.
     const metaFile = path.join(log, 'meta.json');
     const meta = JSON.parse(fs.readFileSync(metaFile, 'utf8'));
-    fs.writeFileSync(
-      metaFile,
-      JSON.stringify({ ...meta, extra: { ...meta.extra, sensorOriginM: [0, 0, 1.8] } }),
-    );
+    // (Through the log's commit path, so its manifest still matches: docs/reliability.md.)
+    const edited = JSON.stringify({ ...meta, extra: { ...meta.extra, sensorOriginM: [0, 0, 1.8] } });
+    commitLogFiles(log, LOG_GROUP, [{ name: 'meta.json', bytes: Buffer.from(edited) }]);
     const { stdout } = await drivekit('tokenize', '--log', log, '--json');
     const summary = JSON.parse(stdout);
     expect(summary.frames).toBe(12);
