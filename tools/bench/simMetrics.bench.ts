@@ -1,5 +1,6 @@
 // Sim Agents metric benchmark (issue 14, point 6): agent-steps per second of N = 32 seeded rollouts of
 // 100 synthetic scenarios × 100 agents (stepping) plus every official feature and likelihood (scoring).
+import os from 'node:os';
 import { AGENTS } from '../../simulation/agents/registry.ts';
 import { runPolicy } from '../../simulation/agents/policy.ts';
 import { SimEnv } from '../../simulation/env.ts';
@@ -9,15 +10,28 @@ import { LIGHT, type Scenario } from '../../simulation/scenario.ts';
 import type { Benchmark } from './benchmark.ts';
 import { benchBatch, SIM_BENCH } from './sim.bench.ts';
 
-/** Settings: the sim bench's 4-lane roads (100 agents each), 32 rollouts, every agent scored. */
+/**
+ * Settings: the sim bench's 4-lane roads (100 agents each), 32 rollouts, every agent scored. The
+ * reported figure is the issue's 100 scenarios; SIM_METRICS_SCENARIOS=<n> runs fewer for a quick
+ * figure on a loaded machine (scenarios are independent, so the per-agent-step cost is the same).
+ */
 export const SIM_METRICS_BENCH = { scenarios: 100, agentsPerScenario: 100, rollouts: 32 };
+
+function scenarioCount(): number {
+  const v = process.env.SIM_METRICS_SCENARIOS;
+  if (v === undefined || v === '') return SIM_METRICS_BENCH.scenarios;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1)
+    throw new Error(`SIM_METRICS_SCENARIOS must be a positive integer (got '${v}')`);
+  return n;
+}
 
 /**
  * The sim bench scenarios with what the metric needs on top: road edges along each road (road on
  * their left, as WOMD orients them) and a light per lane turning red halfway.
  */
-function metricScenarios(): Scenario[] {
-  const { scenarios, agentsPerScenario } = SIM_METRICS_BENCH;
+export function metricScenarios(scenarios: number): Scenario[] {
+  const { agentsPerScenario } = SIM_METRICS_BENCH;
   const batch = benchBatch(scenarios, agentsPerScenario);
   const map = batch[0].map; // shared by every scenario of the batch
   for (const area of map.drivableAreas) {
@@ -44,7 +58,7 @@ function metricScenarios(): Scenario[] {
 }
 
 /** Copy rollout n of every scenario of the environment into its ScenarioRollouts. */
-function collect(env: SimEnv, scenarios: Scenario[], out: ScenarioRollouts[], n: number): void {
+export function collect(env: SimEnv, scenarios: Scenario[], out: ScenarioRollouts[], n: number): void {
   scenarios.forEach((s, i) => {
     const r = env.rolloutOf(i);
     const o = out[i];
@@ -61,30 +75,40 @@ function collect(env: SimEnv, scenarios: Scenario[], out: ScenarioRollouts[], n:
   });
 }
 
+/** Seconds of CPU this process has used (user + system): the figure on one core when the machine is shared. */
+function cpuS(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+}
+
+/** N seeded stochastic IDM rollouts of every scenario (the environment's rollout index picks each one's draws). */
+export function idmRollouts(scenarios: Scenario[], N: number): ScenarioRollouts[] {
+  const samples = scenarios.map((s) => allocateScenarioRollouts(s, N));
+  for (let n = 0; n < N; n++) {
+    const env = new SimEnv(scenarios, {}, new Int32Array(scenarios.length).fill(n));
+    runPolicy(env, AGENTS.idm({ seed: 1 }));
+    collect(env, scenarios, samples, n);
+  }
+  return samples;
+}
+
 export const benchmarks: Benchmark[] = [
   {
     names: ['sim_rollouts_metrics'],
     async run(emit) {
       const { rollouts: N } = SIM_METRICS_BENCH;
-      const scenarios = metricScenarios();
-      const samples = scenarios.map((s) => allocateScenarioRollouts(s, N));
-      const cpu = () => {
-        const u = process.cpuUsage();
-        return (u.user + u.system) / 1e6;
-      };
-      const c0 = cpu();
+      // Warm-up (JIT) on one small scenario set, untimed.
+      const warm = metricScenarios(1);
+      idmRollouts(warm, 2).forEach((r, i) => scoreScenarioRollouts(warm[i], r));
+      const scenarios = metricScenarios(scenarioCount());
+      const c0 = cpuS();
       const t0 = performance.now();
-      for (let n = 0; n < N; n++) {
-        // One seeded stochastic IDM; the environment's rollout index picks each rollout's draws.
-        const env = new SimEnv(scenarios, {}, new Int32Array(scenarios.length).fill(n));
-        runPolicy(env, AGENTS.idm({ seed: 1 }));
-        collect(env, scenarios, samples, n);
-      }
+      const samples = idmRollouts(scenarios, N);
       const t1 = performance.now();
-      const c1 = cpu();
+      const c1 = cpuS();
       const scores = scenarios.map((s, i) => scoreScenarioRollouts(s, samples[i]));
       const t2 = performance.now();
-      const c2 = cpu();
+      const c2 = cpuS();
       const agents = scenarios.reduce((p, s) => p + s.agents.ids.length, 0);
       const steps = SIM_BENCH.numSteps - SIM_BENCH.currentStep - 1;
       const agentSteps = agents * steps * N;
@@ -96,15 +120,18 @@ export const benchmarks: Benchmark[] = [
         rollouts: N,
         steps,
         scoredAgents: scores.reduce((p, r) => p + r.scoredAgents, 0),
-        agentStepsPerSec: Math.round(agentSteps / ((t2 - t0) / 1000)),
-        steppingAgentStepsPerSec: Math.round(agentSteps / ((t1 - t0) / 1000)),
-        metricsAgentStepsPerSec: Math.round(agentSteps / ((t2 - t1) / 1000)),
-        // CPU seconds of this process: the figure on one core when the machine is shared.
+        // Per CPU second of this process: meaningful on one core when the machine is shared.
         agentStepsPerCpuSec: Math.round(agentSteps / (c2 - c0)),
+        steppingAgentStepsPerCpuSec: Math.round(agentSteps / (c1 - c0)),
+        metricsAgentStepsPerCpuSec: Math.round(agentSteps / (c2 - c1)),
+        metricsUsPerAgentStep: +(((c2 - c1) / agentSteps) * 1e6).toFixed(3),
         steppingCpuS: +(c1 - c0).toFixed(2),
         metricsCpuS: +(c2 - c1).toFixed(2),
+        // Wall clock (shared machine: includes time other processes held the core).
+        agentStepsPerSec: Math.round(agentSteps / ((t2 - t0) / 1000)),
         steppingS: +((t1 - t0) / 1000).toFixed(2),
         metricsS: +((t2 - t1) / 1000).toFixed(2),
+        loadAverage1m: +os.loadavg()[0].toFixed(1),
         metaMetric: +mean.metaMetric.toFixed(4),
         target: 1_000_000,
       });

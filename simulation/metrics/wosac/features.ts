@@ -4,7 +4,7 @@ import type { Scenario } from '../../scenario.ts';
 import { InteractionFrame } from './interactionFrame.ts';
 import { kinematicFeatures } from './kinematics.ts';
 import { EXTREMELY_LARGE_DISTANCE, nearestObjectDistance } from './nearestObject.ts';
-import { type RoadEdgeIndex, signedDistanceToRoadEdge } from './roadEdge.ts';
+import { boxRoadEdgeDistance, type RoadEdgeIndex } from './roadEdge.ts';
 import { MAXIMUM_TIME_TO_COLLISION_S, timeToCollision } from './timeToCollision.ts';
 import { type LightIndex, runsRedLight } from './trafficLight.ts';
 
@@ -105,26 +105,12 @@ export function sceneFeatures(
       }
       out.distanceToNearestObject[o] = nearestObjectDistance(f, a, ctx.cornerRoundingFactor);
       out.timeToCollision[o] = ctx.isVehicle[e] ? timeToCollision(f, a) : MAXIMUM_TIME_TO_COLLISION_S;
-      out.distanceToRoadEdge[o] = hasEdges ? boxRoadEdgeDistance(ctx.roadEdges, f, a) : NaN;
+      out.distanceToRoadEdge[o] = hasEdges
+        ? boxRoadEdgeDistance(ctx.roadEdges, f.x[a], f.y[a], f.cos[a], f.sin[a], f.length[a], f.width[a])
+        : NaN;
       const j = a * F + k;
       out.redLight[o] =
         hasLights && ctx.isVehicle[e] && runsRedLight(ctx.lights, k, x[j - 1], y[j - 1], x[j], y[j]) ? 1 : 0;
     }
   }
-}
-
-/** The most off-road of the box's four corners (official: full box, no rounding). */
-function boxRoadEdgeDistance(ix: RoadEdgeIndex, f: InteractionFrame, a: number): number {
-  const lx = (f.cos[a] * f.length[a]) / 2;
-  const ly = (f.sin[a] * f.length[a]) / 2;
-  const wx = (-f.sin[a] * f.width[a]) / 2;
-  const wy = (f.cos[a] * f.width[a]) / 2;
-  let best = -Infinity;
-  for (let c = 0; c < 4; c++) {
-    const sl = c & 1 ? -1 : 1;
-    const sw = c & 2 ? -1 : 1;
-    const d = signedDistanceToRoadEdge(ix, f.x[a] + sl * lx + sw * wx, f.y[a] + sl * ly + sw * wy);
-    if (d > best) best = d;
-  }
-  return best;
 }

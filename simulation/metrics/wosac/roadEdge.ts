@@ -18,12 +18,15 @@ export interface RoadEdgeIndex {
   polyCyclic: Uint8Array;
   /** Most points of any polyline: the official padding makes a wrap-around only exist at this length. */
   maxPoints: number;
+  /** Nearest-segment index over the segments (stateful: its fine cells are built on first use). */
   grid: SegmentGrid;
 }
 
 /** Polylines whose ends are closer than 1 m (squared distance < 1 m²) close on themselves. */
 const CYCLIC_TOLERANCE_M2 = 1;
 const GRID_CELL_M = 10;
+/** Fine cells of the candidate table: a few segments each on WOMD's ~0.5–1 m edge polylines. */
+const FINE_CELL_M = 2;
 
 export function buildRoadEdgeIndex(edges: readonly MapFeature[]): RoadEdgeIndex {
   const kept = edges.filter((e) => e.xy.length >= 4); // degenerate (one-point) polylines are skipped
@@ -35,7 +38,6 @@ export function buildRoadEdgeIndex(edges: readonly MapFeature[]): RoadEdgeIndex 
   const dy = new Float64Array(nSeg);
   const poly = new Int32Array(nSeg);
   const local = new Int32Array(nSeg);
-  const boxes = new Float64Array(4 * nSeg);
   const polyFirst = new Int32Array(kept.length);
   const polySegs = new Int32Array(kept.length);
   const polyCyclic = new Uint8Array(kept.length);
@@ -57,10 +59,6 @@ export function buildRoadEdgeIndex(edges: readonly MapFeature[]): RoadEdgeIndex 
       dy[g] = xy[2 * k + 3] - sy[g];
       poly[g] = p;
       local[g] = k;
-      boxes[4 * g] = Math.min(sx[g], sx[g] + dx[g]);
-      boxes[4 * g + 1] = Math.min(sy[g], sy[g] + dy[g]);
-      boxes[4 * g + 2] = Math.max(sx[g], sx[g] + dx[g]);
-      boxes[4 * g + 3] = Math.max(sy[g], sy[g] + dy[g]);
     }
   });
   return {
@@ -74,7 +72,7 @@ export function buildRoadEdgeIndex(edges: readonly MapFeature[]): RoadEdgeIndex 
     polySegs,
     polyCyclic,
     maxPoints,
-    grid: new SegmentGrid(boxes, GRID_CELL_M),
+    grid: new SegmentGrid(sx, sy, dx, dy, false, GRID_CELL_M, FINE_CELL_M),
   };
 }
 
@@ -109,26 +107,10 @@ function convex(ix: RoadEdgeIndex, a: number, b: number): boolean {
 export function signedDistanceToRoadEdge(ix: RoadEdgeIndex, px: number, py: number): number {
   const { sx, sy, dx, dy } = ix;
   if (sx.length === 0) return NaN;
-  let best = Infinity;
-  let bestG = -1;
-  let bestT = 0;
-  ix.grid.nearest(px, py, (g) => {
-    const ax = px - sx[g];
-    const ay = py - sy[g];
-    const len2 = dx[g] * dx[g] + dy[g] * dy[g];
-    const t = len2 > 0 ? (ax * dx[g] + ay * dy[g]) / len2 : 0;
-    const c = t < 0 ? 0 : t > 1 ? 1 : t;
-    const ex = ax - dx[g] * c;
-    const ey = ay - dy[g] * c;
-    const d = Math.sqrt(ex * ex + ey * ey);
-    if (d < best || (d === best && g < bestG)) {
-      best = d;
-      bestG = g;
-      bestT = t;
-    }
-    return best;
-  });
-  const g = bestG;
+  const g = ix.grid.nearest(px, py);
+  const best = ix.grid.dist;
+  const len2 = dx[g] * dx[g] + dy[g] * dy[g];
+  const bestT = len2 > 0 ? ((px - sx[g]) * dx[g] + (py - sy[g]) * dy[g]) / len2 : 0;
   const n = sideOf(ix, g, px, py);
   const p = ix.poly[g];
   const k = ix.local[g];
@@ -146,4 +128,31 @@ export function signedDistanceToRoadEdge(ix: RoadEdgeIndex, px: number, py: numb
     sign = convex(ix, g, next) ? Math.max(n, nn) : Math.min(n, nn);
   }
   return sign * best;
+}
+
+/**
+ * The most off-road of the four corners of a box (centre, heading cos/sin, full length and width):
+ * the official road-edge feature uses the full box, no rounding.
+ */
+export function boxRoadEdgeDistance(
+  ix: RoadEdgeIndex,
+  x: number,
+  y: number,
+  cos: number,
+  sin: number,
+  length: number,
+  width: number,
+): number {
+  const lx = (cos * length) / 2;
+  const ly = (sin * length) / 2;
+  const wx = (-sin * width) / 2;
+  const wy = (cos * width) / 2;
+  let best = -Infinity;
+  for (let c = 0; c < 4; c++) {
+    const sl = c & 1 ? -1 : 1;
+    const sw = c & 2 ? -1 : 1;
+    const d = signedDistanceToRoadEdge(ix, x + sl * lx + sw * wx, y + sl * ly + sw * wy);
+    if (d > best) best = d;
+  }
+  return best;
 }

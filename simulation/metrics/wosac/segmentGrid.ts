@@ -1,53 +1,109 @@
-// A uniform grid over line segments for exact nearest-segment queries: each segment is listed in
-// every cell its bounding box touches, and a query visits rings of cells until none can be closer.
+// Exact nearest-segment queries over a fixed set of line segments (road edges, lane centre lines): a
+// lazily built table of candidate segments per small cell, with a ring search of a coarse grid behind it.
 
+/** Fine cells holding more candidates than this fall back to the ring search (far from every segment). */
+const MAX_CANDIDATES = 48;
+/** At most this many fine cells per grid (the fine cell grows on very large maps). */
+const MAX_FINE_CELLS = 1 << 20;
+/** The fine table covers the segments' extent plus this margin; queries beyond it use the ring search. */
+const FINE_MARGIN_M = 30;
+const UNBUILT = -1;
+const RING = -2;
+
+/**
+ * Segments s + c·d (c in [0, 1]); `mirrored` measures the distance to s − c·d instead (the official
+ * lane-matching formula, see trafficLight.ts). `nearest` returns the segment nearest a point (ties:
+ * the lowest index) and leaves its distance in `dist`. Exact: a fine cell lists every segment that
+ * can be nearest to any point inside it, and the coarse ring search stops only where no unvisited
+ * segment can be closer.
+ */
 export class SegmentGrid {
-  readonly minX: number;
-  readonly minY: number;
-  readonly nx: number;
-  readonly ny: number;
-  /** CSR: segments of cell c are items[start[c] … start[c+1]). */
-  readonly start: Int32Array;
-  readonly items: Int32Array;
+  readonly n: number;
+  /** Distance from the last query point to the segment `nearest` returned (Infinity without segments). */
+  dist = Infinity;
+  private readonly sign: number;
+  private readonly boxes: Float64Array;
+  // Coarse grid (CSR: segments of cell c are items[start[c] … start[c+1])).
+  private readonly minX: number;
+  private readonly minY: number;
+  private readonly nx: number;
+  private readonly ny: number;
+  private readonly start: Int32Array;
+  private readonly items: Int32Array;
+  // Fine table: per cell the offset of its candidates in `pool` (or UNBUILT / RING) and their count.
+  private readonly fineM: number;
+  private readonly fx0: number;
+  private readonly fy0: number;
+  private readonly fnx: number;
+  private readonly fny: number;
+  private readonly fineStart: Int32Array;
+  private readonly fineLen: Int32Array;
+  private pool = new Int32Array(1024);
+  private poolLen = 0;
+  private readonly stamp: Int32Array;
+  // Running minimum of the ring search.
+  private best = Infinity;
+  private bestG = -1;
 
-  /**
-   * `boxes` holds one bounding box per segment (minX, minY, maxX, maxY); the query distance of a
-   * segment must never be smaller than the distance from the query point to its box.
-   */
   constructor(
-    boxes: Float64Array,
+    readonly sx: Float64Array,
+    readonly sy: Float64Array,
+    readonly dx: Float64Array,
+    readonly dy: Float64Array,
+    mirrored: boolean,
     readonly cellM: number,
+    fineCellM: number,
   ) {
-    const n = boxes.length / 4;
+    const n = sx.length;
+    this.n = n;
+    this.sign = mirrored ? -1 : 1;
+    const boxes = new Float64Array(4 * n);
     let x0 = Infinity;
     let y0 = Infinity;
     let x1 = -Infinity;
     let y1 = -Infinity;
-    for (let i = 0; i < n; i++) {
-      x0 = Math.min(x0, boxes[4 * i]);
-      y0 = Math.min(y0, boxes[4 * i + 1]);
-      x1 = Math.max(x1, boxes[4 * i + 2]);
-      y1 = Math.max(y1, boxes[4 * i + 3]);
+    for (let g = 0; g < n; g++) {
+      const ex = sx[g] + this.sign * dx[g];
+      const ey = sy[g] + this.sign * dy[g];
+      boxes[4 * g] = Math.min(sx[g], ex);
+      boxes[4 * g + 1] = Math.min(sy[g], ey);
+      boxes[4 * g + 2] = Math.max(sx[g], ex);
+      boxes[4 * g + 3] = Math.max(sy[g], ey);
+      x0 = Math.min(x0, boxes[4 * g]);
+      y0 = Math.min(y0, boxes[4 * g + 1]);
+      x1 = Math.max(x1, boxes[4 * g + 2]);
+      y1 = Math.max(y1, boxes[4 * g + 3]);
     }
     if (n === 0) x0 = y0 = x1 = y1 = 0;
+    this.boxes = boxes;
     this.minX = x0;
     this.minY = y0;
     this.nx = Math.max(1, Math.floor((x1 - x0) / cellM) + 1);
     this.ny = Math.max(1, Math.floor((y1 - y0) / cellM) + 1);
     const counts = new Int32Array(this.nx * this.ny + 1);
-    const each = (i: number, f: (c: number) => void) => {
-      const ci0 = this.cellX(boxes[4 * i]);
-      const cj0 = this.cellY(boxes[4 * i + 1]);
-      const ci1 = this.cellX(boxes[4 * i + 2]);
-      const cj1 = this.cellY(boxes[4 * i + 3]);
-      for (let j = cj0; j <= cj1; j++) for (let k = ci0; k <= ci1; k++) f(j * this.nx + k);
-    };
-    for (let i = 0; i < n; i++) each(i, (c) => counts[c + 1]++);
+    for (let g = 0; g < n; g++)
+      for (let j = this.cellY(boxes[4 * g + 1]); j <= this.cellY(boxes[4 * g + 3]); j++)
+        for (let i = this.cellX(boxes[4 * g]); i <= this.cellX(boxes[4 * g + 2]); i++)
+          counts[j * this.nx + i + 1]++;
     for (let c = 0; c < this.nx * this.ny; c++) counts[c + 1] += counts[c];
     this.start = counts.slice();
     const fill = counts.slice();
     this.items = new Int32Array(this.start[this.nx * this.ny]);
-    for (let i = 0; i < n; i++) each(i, (c) => (this.items[fill[c]++] = i));
+    for (let g = 0; g < n; g++)
+      for (let j = this.cellY(boxes[4 * g + 1]); j <= this.cellY(boxes[4 * g + 3]); j++)
+        for (let i = this.cellX(boxes[4 * g]); i <= this.cellX(boxes[4 * g + 2]); i++)
+          this.items[fill[j * this.nx + i]++] = g;
+
+    const w = x1 - x0 + 2 * FINE_MARGIN_M;
+    const h = y1 - y0 + 2 * FINE_MARGIN_M;
+    this.fineM = Math.max(fineCellM, Math.sqrt((w * h) / MAX_FINE_CELLS));
+    this.fx0 = x0 - FINE_MARGIN_M;
+    this.fy0 = y0 - FINE_MARGIN_M;
+    this.fnx = n === 0 ? 0 : Math.ceil(w / this.fineM);
+    this.fny = n === 0 ? 0 : Math.ceil(h / this.fineM);
+    this.fineStart = new Int32Array(this.fnx * this.fny).fill(UNBUILT);
+    this.fineLen = new Int32Array(this.fnx * this.fny);
+    this.stamp = new Int32Array(n).fill(-1);
   }
 
   private cellX(x: number): number {
@@ -57,27 +113,111 @@ export class SegmentGrid {
     return Math.min(this.ny - 1, Math.max(0, Math.floor((y - this.minY) / this.cellM)));
   }
 
+  /** Distance from (px, py) to segment g by this grid's measure. */
+  segmentDistance(g: number, px: number, py: number): number {
+    const ax = px - this.sx[g];
+    const ay = py - this.sy[g];
+    const dx = this.dx[g];
+    const dy = this.dy[g];
+    const len2 = dx * dx + dy * dy;
+    const t = len2 > 0 ? (ax * dx + ay * dy) / len2 : 0;
+    const c = (t < 0 ? 0 : t > 1 ? 1 : t) * this.sign;
+    const ex = ax - dx * c;
+    const ey = ay - dy * c;
+    return Math.sqrt(ex * ex + ey * ey);
+  }
+
+  /** Index of the segment nearest (px, py) (ties: the lowest index), −1 without segments; sets `dist`. */
+  nearest(px: number, py: number): number {
+    const i = Math.floor((px - this.fx0) / this.fineM);
+    const j = Math.floor((py - this.fy0) / this.fineM);
+    if (i >= 0 && i < this.fnx && j >= 0 && j < this.fny) {
+      const c = j * this.fnx + i;
+      let s = this.fineStart[c];
+      if (s === UNBUILT) s = this.buildCell(c, i, j);
+      if (s !== RING) {
+        const end = s + this.fineLen[c];
+        const pool = this.pool;
+        let best = Infinity;
+        let bestG = -1;
+        for (let p = s; p < end; p++) {
+          const g = pool[p];
+          const d = this.segmentDistance(g, px, py);
+          if (d < best || (d === best && g < bestG)) {
+            best = d;
+            bestG = g;
+          }
+        }
+        this.dist = best;
+        return bestG;
+      }
+    }
+    return this.nearestRing(px, py);
+  }
+
   /**
-   * Find the nearest item to (px, py): `visit(item)` measures an item and returns the best distance
-   * so far (items may be visited more than once). Rings of cells are visited outwards from the
-   * point's cell, cells farther than the best distance skipped, until no unvisited item can be closer.
+   * List the candidates of fine cell c: with d0 the nearest distance from its centre, every point of
+   * the cell has a segment within d0 + half its diagonal (the nearest distance is 1-Lipschitz), so
+   * only segments whose bounding box lies that close to the cell can be nearest anywhere in it.
    */
-  nearest(px: number, py: number, visit: (item: number) => number): void {
-    const { nx, ny, start, items, cellM, minX, minY } = this;
+  private buildCell(c: number, i: number, j: number): number {
+    const f = this.fineM;
+    const cx0 = this.fx0 + i * f;
+    const cy0 = this.fy0 + j * f;
+    this.nearestRing(cx0 + f / 2, cy0 + f / 2);
+    // A little slack so rounding in the distances can only add candidates.
+    const u = (this.dist + f * Math.SQRT1_2) * (1 + 1e-9) + 1e-9;
+    const start = this.poolLen;
+    let count = 0;
+    const { boxes, stamp } = this;
+    const i0 = this.cellX(cx0 - u);
+    const i1 = this.cellX(cx0 + f + u);
+    const j0 = this.cellY(cy0 - u);
+    const j1 = this.cellY(cy0 + f + u);
+    for (let cj = j0; cj <= j1 && count <= MAX_CANDIDATES; cj++)
+      for (let ci = i0; ci <= i1 && count <= MAX_CANDIDATES; ci++) {
+        const cc = cj * this.nx + ci;
+        for (let p = this.start[cc]; p < this.start[cc + 1]; p++) {
+          const g = this.items[p];
+          if (stamp[g] === c) continue;
+          stamp[g] = c;
+          const ex = Math.max(0, boxes[4 * g] - (cx0 + f), cx0 - boxes[4 * g + 2]);
+          const ey = Math.max(0, boxes[4 * g + 1] - (cy0 + f), cy0 - boxes[4 * g + 3]);
+          if (ex * ex + ey * ey > u * u) continue;
+          if (this.poolLen === this.pool.length) {
+            const grown = new Int32Array(this.pool.length * 2);
+            grown.set(this.pool);
+            this.pool = grown;
+          }
+          this.pool[this.poolLen++] = g;
+          count++;
+        }
+      }
+    if (count > MAX_CANDIDATES) {
+      this.poolLen = start;
+      this.fineStart[c] = RING;
+      return RING;
+    }
+    this.fineStart[c] = start;
+    this.fineLen[c] = count;
+    return start;
+  }
+
+  /**
+   * Nearest segment by rings of coarse cells outwards from the point's cell, skipping cells farther
+   * than the best distance so far, until no unvisited segment can be closer; sets `dist`.
+   */
+  private nearestRing(px: number, py: number): number {
+    const { nx, ny, cellM, minX, minY } = this;
+    this.best = Infinity;
+    this.bestG = -1;
+    if (this.n === 0) {
+      this.dist = Infinity;
+      return -1;
+    }
     // Unclamped cell of the query: points outside the grid work too.
     const qi = Math.floor((px - minX) / cellM);
     const qj = Math.floor((py - minY) / cellM);
-    let best = Infinity;
-    const cell = (i: number, j: number) => {
-      // Distance from the point to the cell's square: nothing in it can be closer.
-      const cx = minX + i * cellM;
-      const cy = minY + j * cellM;
-      const ex = px < cx ? cx - px : px > cx + cellM ? px - cx - cellM : 0;
-      const ey = py < cy ? cy - py : py > cy + cellM ? py - cy - cellM : 0;
-      if (ex * ex + ey * ey >= best * best) return;
-      const c = j * nx + i;
-      for (let p = start[c]; p < start[c + 1]; p++) best = visit(items[p]);
-    };
     const r0 = Math.max(0, -qi, qi - (nx - 1), -qj, qj - (ny - 1));
     for (let r = r0; ; r++) {
       const i0 = qi - r;
@@ -87,18 +227,40 @@ export class SegmentGrid {
       const ia = Math.max(0, i0);
       const ib = Math.min(nx - 1, i1);
       for (let j = Math.max(0, j0); j <= Math.min(ny - 1, j1); j++) {
-        if (j === j0 || j === j1) for (let i = ia; i <= ib; i++) cell(i, j);
+        if (j === j0 || j === j1) for (let i = ia; i <= ib; i++) this.scanCell(i, j, px, py);
         else {
           // Inner rows of a ring: only its left and right cells.
-          if (i0 >= 0) cell(i0, j);
-          if (i1 < nx) cell(i1, j);
+          if (i0 >= 0) this.scanCell(i0, j, px, py);
+          if (i1 < nx) this.scanCell(i1, j, px, py);
         }
       }
-      if (i0 <= 0 && j0 <= 0 && i1 >= nx - 1 && j1 >= ny - 1) return; // the whole grid is covered
-      // Every cell outside this ring's square is at least this far from the point.
+      if (i0 <= 0 && j0 <= 0 && i1 >= nx - 1 && j1 >= ny - 1) break; // the whole grid is covered
+      // Every cell outside this ring's square is at least this far from the point (equal: keep
+      // going, a tie with a lower index may lie there).
       const fx = (px - minX) / cellM - qi;
       const fy = (py - minY) / cellM - qj;
-      if (best <= cellM * (r + Math.min(fx, 1 - fx, fy, 1 - fy))) return;
+      if (this.best < cellM * (r + Math.min(fx, 1 - fx, fy, 1 - fy))) break;
+    }
+    this.dist = this.best;
+    return this.bestG;
+  }
+
+  private scanCell(i: number, j: number, px: number, py: number): void {
+    // Distance from the point to the cell's square: nothing in it can be closer.
+    const { cellM } = this;
+    const cx = this.minX + i * cellM;
+    const cy = this.minY + j * cellM;
+    const ex = px < cx ? cx - px : px > cx + cellM ? px - cx - cellM : 0;
+    const ey = py < cy ? cy - py : py > cy + cellM ? py - cy - cellM : 0;
+    if (ex * ex + ey * ey > this.best * this.best) return;
+    const c = j * this.nx + i;
+    for (let p = this.start[c]; p < this.start[c + 1]; p++) {
+      const g = this.items[p];
+      const d = this.segmentDistance(g, px, py);
+      if (d < this.best || (d === this.best && g < this.bestG)) {
+        this.best = d;
+        this.bestG = g;
+      }
     }
   }
 }

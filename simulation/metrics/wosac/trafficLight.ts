@@ -26,6 +26,7 @@ export interface LightIndex {
 }
 
 const GRID_CELL_M = 10;
+const FINE_CELL_M = 2;
 
 /**
  * The official point-to-segment measure used for lane matching adds the clipped projection instead
@@ -48,7 +49,6 @@ export function buildLightIndex(map: RoadMap, official: boolean): LightIndex {
   const dx = new Float64Array(nSeg);
   const dy = new Float64Array(nSeg);
   const lane = new Int32Array(nSeg);
-  const boxes = new Float64Array(4 * nSeg);
   let g = 0;
   map.lanes.forEach((l, li) => {
     for (let k = 0; k + 1 < l.xy.length / 2; k++, g++) {
@@ -57,13 +57,6 @@ export function buildLightIndex(map: RoadMap, official: boolean): LightIndex {
       dx[g] = l.xy[2 * k + 2] - sx[g];
       dy[g] = l.xy[2 * k + 3] - sy[g];
       lane[g] = li;
-      // The official measure is the distance to a point of the segment mirrored about its start.
-      const ex = official ? sx[g] - dx[g] : sx[g] + dx[g];
-      const ey = official ? sy[g] - dy[g] : sy[g] + dy[g];
-      boxes[4 * g] = Math.min(sx[g], ex);
-      boxes[4 * g + 1] = Math.min(sy[g], ey);
-      boxes[4 * g + 2] = Math.max(sx[g], ex);
-      boxes[4 * g + 3] = Math.max(sy[g], ey);
     }
   });
   const laneIndexById = new Map(map.lanes.map((l, i) => [l.id, i]));
@@ -97,7 +90,9 @@ export function buildLightIndex(map: RoadMap, official: boolean): LightIndex {
     const stopT = len2 > 0 ? ((light.stopX - fx) * fdx + (light.stopY - fy) * fdy) / len2 : 0;
     lights.push({ laneIndex: li, states: light.states, fx, fy, fdx, fdy, stopT });
   }
-  return { sx, sy, dx, dy, lane, grid: new SegmentGrid(boxes, GRID_CELL_M), lights, official };
+  // The official measure is the distance to the segment mirrored about its start.
+  const grid = new SegmentGrid(sx, sy, dx, dy, official, GRID_CELL_M, FINE_CELL_M);
+  return { sx, sy, dx, dy, lane, grid, lights, official };
 }
 
 const cache = new WeakMap<RoadMap, LightIndex[]>();
@@ -114,19 +109,8 @@ export function lightIndexOf(map: RoadMap, official: boolean): LightIndex {
 
 /** Index (into map.lanes) of the lane nearest (px, py) by the lane-matching measure; −1 without lanes. */
 export function nearestLane(ix: LightIndex, px: number, py: number): number {
-  const { sx, sy, dx, dy, official } = ix;
-  if (sx.length === 0) return -1;
-  let best = Infinity;
-  let bestG = -1;
-  ix.grid.nearest(px, py, (g) => {
-    const d = laneSegmentDistance(px - sx[g], py - sy[g], dx[g], dy[g], official);
-    if (d < best || (d === best && g < bestG)) {
-      best = d;
-      bestG = g;
-    }
-    return best;
-  });
-  return ix.lane[bestG];
+  if (ix.sx.length === 0) return -1;
+  return ix.lane[ix.grid.nearest(px, py)];
 }
 
 /**
