@@ -138,7 +138,14 @@ export class LogWriter {
         throw new InputError(dir, 'exists and is not a drivekit log (refusing to replace it)');
       }
     }
-    const staging = AtomicDir.begin(dir);
+    let staging: AtomicDir;
+    try {
+      staging = AtomicDir.begin(dir);
+    } catch (e) {
+      const err = e as NodeJS.ErrnoException;
+      const why = CREATE_ERRORS[err.code ?? ''] ?? err.code ?? err.message;
+      throw new InputError(dir, `cannot create a log here (${why})`);
+    }
     try {
       return new LogWriter(dir, { ...opts, logId: opts.logId ?? path.basename(path.resolve(dir)) }, staging);
     } catch (e) {
@@ -271,6 +278,17 @@ export class LogWriter {
     this.staging.abort();
   }
 }
+
+/** Why a log's temporary directory could not be made, in words. */
+const CREATE_ERRORS: Record<string, string> = {
+  ENOENT: 'its parent folder cannot be created there',
+  EEXIST: 'a parent path is a file, not a folder',
+  ENOTDIR: 'a parent path is a file, not a folder',
+  EACCES: 'no permission to write there',
+  EPERM: 'no permission to write there',
+  EROFS: 'read-only file system',
+  ENOSPC: 'no space left on the device',
+};
 
 /** A write error as one line naming the log, the file and the cause; a previous log is unchanged. */
 function writeFailure(dir: string, file: string, e: unknown): Error {

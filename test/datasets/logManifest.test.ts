@@ -187,10 +187,14 @@ describe('log manifest', () => {
     await log.close();
   });
 
-  it('refuses to replace a directory that is not a log, even when asked to overwrite', async () => {
+  it('refuses to replace a directory that is not a log, even when asked to overwrite, or to nest one in a file', async () => {
     const dir = tmpDir();
     fs.writeFileSync(path.join(dir, 'notes.txt'), 'mine');
     expect(() => LogWriter.create(dir, { source: 'x', overwrite: true })).toThrow(/not a drivekit log/);
     expect(fs.readFileSync(path.join(dir, 'notes.txt'), 'utf8')).toBe('mine');
+    // A log under a file: one line naming the log, not the temporary directory or a raw errno.
+    expect(() => LogWriter.create(path.join(dir, 'notes.txt', 'log'), { source: 'x' })).toThrow(
+      /notes\.txt\/log: cannot create a log here \(a parent path is a file, not a folder\)$/,
+    );
   });
 });
