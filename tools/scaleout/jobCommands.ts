@@ -35,6 +35,7 @@ export interface JobCommand {
   aggregate: Aggregation;
 }
 
+// Not manifest.json: the log store rewrites it when a stage commits its outputs (discover's boxes too).
 const LOG_SOURCE = ['meta.json', 'frames.arrow', 'poses.arrow'];
 const ONNX = { '--model': 'path', '--threads': 'int', '--device': 'word' } as const;
 
