@@ -60,6 +60,8 @@ const PLAIN_BOXES: Partial<BoxFitConfig> = {
   maxVolumeM3: Infinity,
   maxBottomAboveGroundM: Infinity,
   extendToGround: false,
+  minFootprintM: 0,
+  minPointsRefRangeM: 0,
 };
 
 export interface BaselineResult {
