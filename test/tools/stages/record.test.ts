@@ -50,6 +50,15 @@ function drivekit(args: string[]): Proc {
   return { child, stdout: () => out, stderr: () => err, exit, waitFor };
 }
 
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 const summary = (p: Proc) => JSON.parse(p.stdout().trim().split('\n').pop()!) as Record<string, unknown>;
 
 async function makeLog(dir: string, frames: number, points: number): Promise<void> {
@@ -161,6 +170,37 @@ describe('drivekit stage record (processes)', () => {
     expect(dups[0][1]).toBeGreaterThanOrEqual(2);
     expect(s).toMatchObject({ frames: 8, missing: [], complete: true });
     await expectFrames(out, source, [0, 1, 2, 3, 4, 5, 6, 7]);
+  });
+
+  it('a recorder killed with SIGKILL leaves no log, and its leftovers go at the next run on that log', async () => {
+    const url = sock('killed');
+    const out = path.join(tmp, 'killed');
+    const record = drivekit(['stage', 'record', '--in', `bind:${url}`, '--out', out, '--report-every', '2']);
+    await record.waitFor(/record: input/);
+    const push = new Push({ linger: 0 });
+    push.connect(url);
+    const log = await LogReader.open(source);
+    for (let i = 0; i < 3; i++)
+      await push.send(batchMessage('frames', sensorFrameToBatch(await log.readFrame(i))));
+    await log.close();
+    await record.waitFor(/record: 2 frames/);
+    const leftover = () => fs.readdirSync(tmp).filter((n) => n.startsWith('.killed.tmp-'));
+    expect(leftover()).toHaveLength(1);
+    const pid = Number(/\.tmp-(\d+)-/.exec(leftover()[0])![1]);
+    // SIGKILL to the process that writes (the worker under bin/drivekit.js's wrapper), as the OOM killer
+    // would: it gets no chance to clean up. (A signal to the wrapper lets the worker stop cleanly.)
+    process.kill(pid, 'SIGKILL');
+    await record.exit;
+    push.close();
+    for (let t = 0; t < 100 && alive(pid); t++) await new Promise((r) => setTimeout(r, 100));
+    expect(alive(pid)).toBe(false);
+    expect(leftover()).toHaveLength(1);
+    expect(fs.existsSync(out)).toBe(false);
+    const stale = leftover()[0];
+    const again = LogWriter.create(out, { source: 'next run' });
+    expect(leftover()).not.toContain(stale);
+    again.abort();
+    expect(leftover()).toEqual([]);
   });
 });
 
