@@ -10,6 +10,7 @@ import { LogReader } from '../../datasets/logstore.ts';
 import { kittiDrift, relativePoseError } from '../../perception/odometry/drift.ts';
 import { DEFAULT_ODOMETRY_CONFIG, type OdometryConfig } from '../../perception/odometry/odometry.ts';
 import { odometryForLog } from '../../perception/odometry/odometryLog.ts';
+import { parseConfigJson, validateConfig } from '../../core/configSchema.ts';
 
 interface OdometryOptions {
   log: string;
@@ -22,25 +23,9 @@ interface OdometryOptions {
 /** An odometry config from a JSON file (any subset of the fields, checked against the defaults' types). */
 export function readOdometryConfig(file: string | undefined): Partial<OdometryConfig> {
   if (!file) return {};
-  if (!fs.existsSync(file)) throw new InputError(file, 'no such config file');
-  let v: unknown;
-  try {
-    v = JSON.parse(fs.readFileSync(file, 'utf8'));
-  } catch (e) {
-    throw new InputError(file, `not valid JSON (${(e as Error).message})`);
-  }
-  if (typeof v !== 'object' || v === null || Array.isArray(v))
-    throw new InputError(file, 'expected a JSON object');
-  for (const [k, val] of Object.entries(v)) {
-    if (!(k in DEFAULT_ODOMETRY_CONFIG))
-      throw new InputError(
-        file,
-        `unknown key '${k}' (known: ${Object.keys(DEFAULT_ODOMETRY_CONFIG).join(', ')})`,
-      );
-    const want = typeof DEFAULT_ODOMETRY_CONFIG[k as keyof OdometryConfig];
-    if (typeof val !== want) throw new InputError(file, `'${k}' must be a ${want}`);
-  }
-  return v as Partial<OdometryConfig>;
+  // core/configSchema.ts: types and known keys from the defaults, every problem named in one line.
+  const v = parseConfigJson(file, (f) => fs.readFileSync(f, 'utf8'));
+  return validateConfig(v, DEFAULT_ODOMETRY_CONFIG, {}, file);
 }
 
 export function register(program: Command): void {

@@ -22,6 +22,7 @@ import { DEFAULT_TRAIN_FORECASTER, trainForecaster } from '../../worldmodel/trai
 import { Tokenizer } from '../../worldmodel/tokenizerModel.ts';
 import { numberOption } from '../numberOption.ts';
 import { SHIPPED_TOKENIZER } from './tokenize.ts';
+import { parseConfigJson, validateConfig } from '../../core/configSchema.ts';
 
 interface Options {
   log: string[];
@@ -40,12 +41,10 @@ interface Options {
 function configFrom(json: string | undefined, paper: boolean): ForecasterConfig {
   const base = paper ? PAPER_FORECASTER_CONFIG : DEFAULT_FORECASTER_CONFIG;
   if (!json) return base;
-  const text = fs.existsSync(json) ? fs.readFileSync(json, 'utf8') : json;
-  try {
-    return forecasterConfig(JSON.parse(text) as Parameters<typeof forecasterConfig>[0], base);
-  } catch (e) {
-    throw new InputError('--config', `not JSON or a JSON file (${(e as Error).message})`);
-  }
+  const over = parseConfigJson(json, (f) => fs.readFileSync(f, 'utf8'));
+  // core/configSchema.ts: types and known keys (of every section) from the base config.
+  validateConfig(over, base, {}, json.trimStart().startsWith('{') ? '--config' : json);
+  return forecasterConfig(over as Parameters<typeof forecasterConfig>[0], base);
 }
 
 /** Raw frames between the model's frames: frameDtS at the log's rate (must be a whole number). */
