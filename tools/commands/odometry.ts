@@ -25,7 +25,7 @@ export function readOdometryConfig(file: string | undefined): Partial<OdometryCo
   if (!file) return {};
   // core/configSchema.ts: types and known keys from the defaults, every problem named in one line.
   const v = parseConfigJson(file, (f) => fs.readFileSync(f, 'utf8'));
-  return validateConfig(v, DEFAULT_ODOMETRY_CONFIG, {}, file);
+  return validateConfig(v, DEFAULT_ODOMETRY_CONFIG, {}, file.trimStart().startsWith('{') ? '--config' : file);
 }
 
 export function register(program: Command): void {
