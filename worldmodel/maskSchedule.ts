@@ -9,7 +9,7 @@ export function maskSchedule(u: number): number {
 
 /** Tokens masked at time u out of n: ⌈γ(u)·n⌉. */
 export function maskCount(u: number, n: number): number {
-  return Math.min(n, Math.ceil(maskSchedule(u) * n - 1e-9));
+  return Math.min(n, Math.max(0, Math.ceil(maskSchedule(u) * n - 1e-9)));
 }
 
 /** future: the past is given, the future denoised; joint: all frames denoised, causally; frame: each alone. */

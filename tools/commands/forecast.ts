@@ -1,0 +1,120 @@
+// `drivekit forecast --log <log> [--model <m>] [--past 3] [--horizon 3] [--stride 5] --out <file.arrow>`: the
+// world model's forecast of a log's future sweeps, one record batch per (start, target) in the start's frame.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { InputError } from '../../core/errors.ts';
+import { REPO_ROOT } from '../../core/paths.ts';
+import { setProgressSilent } from '../../core/progress.ts';
+import { LogReader } from '../../datasets/logstore.ts';
+import { forecastLog } from '../../worldmodel/forecastLog.ts';
+import { writeForecastFile } from '../../worldmodel/forecastFile.ts';
+import { Forecaster } from '../../worldmodel/forecasterModel.ts';
+import { Tokenizer } from '../../worldmodel/tokenizerModel.ts';
+import { intOption, numberOption } from '../numberOption.ts';
+import { SHIPPED_TOKENIZER } from './tokenize.ts';
+
+/** The world model shipped with drivekit (trained on synthetic logs only; see its metadata). */
+export const SHIPPED_WORLDMODEL = path.join(REPO_ROOT, 'models', 'worldmodel.onnx');
+
+interface Options {
+  log: string;
+  model: string;
+  tokenizer: string;
+  past: string;
+  horizon: string;
+  stride: string;
+  steps?: string;
+  guidance?: string;
+  seed: string;
+  out: string;
+  force?: boolean;
+  allFrames?: boolean;
+  json?: boolean;
+}
+
+export function register(program: Command): void {
+  program
+    .command('forecast')
+    .description(
+      "forecast a log's future sweeps with the world model, written as Arrow IPC in each start's frame",
+    )
+    .requiredOption('--log <log>', 'log directory (sweeps and ego poses)')
+    .option('--model <file>', 'world model (.onnx)', SHIPPED_WORLDMODEL)
+    .option('--tokenizer <dir>', 'tokenizer directory', SHIPPED_TOKENIZER)
+    .option('--past <n>', 'observed frames (must match the model)', '3')
+    .option('--horizon <s>', 'seconds ahead (rolled out autoregressively)', '3')
+    .option('--stride <n>', 'raw frames between start frames', '5')
+    .option('--steps <k>', "denoising steps (1 = one-shot argmax; default the model's, 10)")
+    .option('--guidance <w>', "classifier-free guidance weight (0 = none; default the model's)")
+    .option('--seed <s>', 'seed of the sampling noise', '1')
+    .requiredOption('--out <file.arrow>', 'output forecast file')
+    .option(
+      '--all-frames',
+      'write every predicted frame (default: the 4D-Occ output sweeps, t0 + 0.2 … 1.0 s and + 0.6 … 3.0 s)',
+    )
+    .option('--force', 'replace an existing --out')
+    .option('--json', 'print the summary as one JSON object')
+    .addHelpText(
+      'after',
+      '\nOne record batch per (start frame, target frame): columns x, y, z (float32) in the vehicle frame of the\n' +
+        'start frame (the 4D-Occ reference frame), batch metadata start_frame, target_frame, horizon_s and rays\n' +
+        "('truth': rendered along the true future sweep's rays, in their order; 'nominal': a 64-beam pattern).\n" +
+        'Starts: the first frame with --past frames behind it, then every --stride frames while the horizon fits.',
+    )
+    .action(async (opts: Options) => {
+      if (opts.json) setProgressSilent(true);
+      if (fs.existsSync(opts.out) && !opts.force)
+        throw new InputError(opts.out, 'exists (pass --force to replace it)');
+      const past = intOption('--past', 1)(opts.past);
+      const horizonS = numberOption('--horizon', { min: 0.1 })(opts.horizon);
+      const stride = intOption('--stride', 1)(opts.stride);
+      const seed = intOption('--seed', 0)(opts.seed);
+      const log = await LogReader.open(opts.log);
+      const fc = await Forecaster.load(opts.model);
+      const tok = await Tokenizer.load(opts.tokenizer);
+      try {
+        const sampling = {
+          ...fc.config.sampling,
+          ...(opts.steps !== undefined ? { steps: intOption('--steps', 1)(opts.steps) } : {}),
+          ...(opts.guidance !== undefined
+            ? { guidance: numberOption('--guidance', { min: 0 })(opts.guidance) }
+            : {}),
+        };
+        const started = Date.now();
+        const records = await forecastLog(log, tok, fc, {
+          past,
+          horizonS,
+          startStride: stride,
+          sampling,
+          seed,
+          write: opts.allFrames ? 'all' : 'protocol',
+          progress: !opts.json,
+        });
+        await writeForecastFile(opts.out, records, {
+          log: path.resolve(opts.log),
+          model: path.resolve(opts.model),
+          steps: String(sampling.steps),
+          guidance: String(sampling.guidance),
+        });
+        const starts = [...new Set(records.map((r) => r.startFrame))];
+        const summary = {
+          out: opts.out,
+          starts,
+          records: records.length,
+          steps: sampling.steps,
+          guidance: sampling.guidance,
+          seconds: (Date.now() - started) / 1000,
+        };
+        process.stdout.write(
+          opts.json
+            ? JSON.stringify(summary) + '\n'
+            : `forecast   ${opts.out}\nstarts     ${starts.join(', ')}\nsweeps     ${records.length} (K = ${sampling.steps}, guidance ${sampling.guidance}), ${summary.seconds.toFixed(0)} s\n`,
+        );
+      } finally {
+        await fc.dispose();
+        await tok.dispose();
+        await log.close();
+      }
+    });
+}
