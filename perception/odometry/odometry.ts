@@ -4,6 +4,7 @@ import { composePoses, identityPose, invertPose, type Pose } from '../../core/ge
 import { AdaptiveThreshold, modelDeviation } from './adaptiveThreshold.ts';
 import { deskewPoints } from './deskew.ts';
 import { registerToMap } from './icp.ts';
+import { orthonormalize } from './se3.ts';
 import { Int3Table } from './int3Table.ts';
 import { voxelDownsample } from './voxelDownsample.ts';
 import { VoxelHashMap } from './voxelHashMap.ts';
@@ -176,6 +177,8 @@ export class LidarOdometry {
         this.threshold.update(correction);
       } else this.rejected++;
     }
+    // Kept on SO(3): the prediction below would otherwise amplify rounding into a non-rigid pose.
+    pose = orthonormalize(Float64Array.from(pose));
     // The map gains the sweep at its registered pose, then forgets what is now out of range.
     const world = frame;
     const [r00, r01, r02, tx, r10, r11, r12, ty, r20, r21, r22, tz] = pose;

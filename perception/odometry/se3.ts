@@ -76,3 +76,62 @@ export function logSE3(p: ArrayLike<number>): Twist {
 export function translationNorm(p: ArrayLike<number>): number {
   return Math.hypot(p[3], p[7], p[11]);
 }
+
+/**
+ * Project a pose's rotation back onto SO(3) in place (through the nearest unit quaternion, Shepperd's
+ * method) and reset its last row. Poses built by composition drift off SO(3) by rounding, and the
+ * constant-velocity prediction T₁·T₂⁻¹·T₁ (an inverse by transpose) amplifies that drift about ×2–3 per
+ * frame: without this, real sweeps lost track after ~35 frames with the determinant at 0.999.
+ */
+export function orthonormalize(p: Float64Array): Float64Array {
+  const m00 = p[0];
+  const m11 = p[5];
+  const m22 = p[10];
+  const tr = m00 + m11 + m22;
+  let w: number;
+  let x: number;
+  let y: number;
+  let z: number;
+  if (tr > 0) {
+    const s = 2 * Math.sqrt(tr + 1);
+    w = 0.25 * s;
+    x = (p[9] - p[6]) / s;
+    y = (p[2] - p[8]) / s;
+    z = (p[4] - p[1]) / s;
+  } else if (m00 > m11 && m00 > m22) {
+    const s = 2 * Math.sqrt(1 + m00 - m11 - m22);
+    w = (p[9] - p[6]) / s;
+    x = 0.25 * s;
+    y = (p[1] + p[4]) / s;
+    z = (p[2] + p[8]) / s;
+  } else if (m11 > m22) {
+    const s = 2 * Math.sqrt(1 + m11 - m00 - m22);
+    w = (p[2] - p[8]) / s;
+    x = (p[1] + p[4]) / s;
+    y = 0.25 * s;
+    z = (p[6] + p[9]) / s;
+  } else {
+    const s = 2 * Math.sqrt(1 + m22 - m00 - m11);
+    w = (p[4] - p[1]) / s;
+    x = (p[2] + p[8]) / s;
+    y = (p[6] + p[9]) / s;
+    z = 0.25 * s;
+  }
+  const n = Math.hypot(w, x, y, z);
+  w /= n;
+  x /= n;
+  y /= n;
+  z /= n;
+  p[0] = 1 - 2 * (y * y + z * z);
+  p[1] = 2 * (x * y - w * z);
+  p[2] = 2 * (x * z + w * y);
+  p[4] = 2 * (x * y + w * z);
+  p[5] = 1 - 2 * (x * x + z * z);
+  p[6] = 2 * (y * z - w * x);
+  p[8] = 2 * (x * z - w * y);
+  p[9] = 2 * (y * z + w * x);
+  p[10] = 1 - 2 * (x * x + y * y);
+  p[12] = p[13] = p[14] = 0;
+  p[15] = 1;
+  return p;
+}
