@@ -32,15 +32,15 @@ export function rectSignedDistance(
   const oB1 = bhl + ahl * cosAB + ahw * sinAB - Math.abs(dx * bc + dy * bs);
   const oB2 = bhw + ahl * sinAB + ahw * cosAB - Math.abs(-dx * bs + dy * bc);
   if (oA1 > 0 && oA2 > 0 && oB1 > 0 && oB2 > 0) return -Math.min(oA1, oA2, oB1, oB2);
-  // Apart: the closest pair of points has a vertex of one box on the other box.
-  return Math.min(
-    cornersToRect(ax, ay, ac, as, ahl, ahw, bx, by, bc, bs, bhl, bhw),
-    cornersToRect(bx, by, bc, bs, bhl, bhw, ax, ay, ac, as, ahl, ahw),
-  );
+  // Apart: the closest pair of points has a vertex of one box on the other box. Squared distances
+  // compared, one square root at the end (sqrt is monotonic and correctly rounded: the same result).
+  const p = cornersToRect2(ax, ay, ac, as, ahl, ahw, bx, by, bc, bs, bhl, bhw);
+  const q = cornersToRect2(bx, by, bc, bs, bhl, bhw, ax, ay, ac, as, ahl, ahw);
+  return Math.sqrt(p < q ? p : q);
 }
 
-/** Smallest distance from the four corners of box P to the (solid) box Q. */
-function cornersToRect(
+/** Smallest squared distance from the four corners of box P to the (solid) box Q. */
+function cornersToRect2(
   px: number,
   py: number,
   pc: number,
@@ -69,10 +69,10 @@ function cornersToRect(
     const sw = k & 2 ? -1 : 1;
     const ex = Math.abs(cx + sl * lx + sw * wx) - qhl;
     const ey = Math.abs(cy + sl * ly + sw * wy) - qhw;
-    const px = ex > 0 ? ex : 0;
-    const py = ey > 0 ? ey : 0;
-    const d = Math.sqrt(px * px + py * py);
-    if (d < best) best = d;
+    const ux = ex > 0 ? ex : 0;
+    const uy = ey > 0 ? ey : 0;
+    const d2 = ux * ux + uy * uy;
+    if (d2 < best) best = d2;
   }
   return best;
 }

@@ -43,6 +43,11 @@ export interface SceneContext {
   roadEdges: RoadEdgeIndex;
   lights: LightIndex;
   cornerRoundingFactor: number;
+  /**
+   * Nearest-object search radius: farther agents are not measured (the histogram's maxVal, where every
+   * larger value lands in the same bin; see nearestObjectDistance). Infinity: no cap.
+   */
+  nearestObjectCapM: number;
   frame: InteractionFrame;
 }
 
@@ -103,7 +108,12 @@ export function sceneFeatures(
         out.redLight[o] = 0;
         continue;
       }
-      out.distanceToNearestObject[o] = nearestObjectDistance(f, a, ctx.cornerRoundingFactor);
+      out.distanceToNearestObject[o] = nearestObjectDistance(
+        f,
+        a,
+        ctx.cornerRoundingFactor,
+        ctx.nearestObjectCapM,
+      );
       out.timeToCollision[o] = ctx.isVehicle[e] ? timeToCollision(f, a) : MAXIMUM_TIME_TO_COLLISION_S;
       out.distanceToRoadEdge[o] = hasEdges
         ? boxRoadEdgeDistance(ctx.roadEdges, f.x[a], f.y[a], f.cos[a], f.sin[a], f.length[a], f.width[a])

@@ -1,5 +1,6 @@
 // One step of a scene as the interaction features see it: every simulated agent's box, validity
 // and speed, plus an order sorted by x for sweep searches that skip far agents without changing results.
+import { roundingShrinkM } from './boxDistance.ts';
 
 export class InteractionFrame {
   readonly n: number;
@@ -18,6 +19,14 @@ export class InteractionFrame {
   readonly maxRadius: number;
   /** Largest length + width of any agent (bounds the TTC follower offsets). */
   readonly maxExtent: number;
+  /**
+   * Rounded boxes for the nearest-object distance at `roundingFactor` (see setRounding): each side
+   * pulled in by `shrink`, leaving a core of half length / half width `coreHalfLength/Width`.
+   */
+  readonly shrink: Float64Array;
+  readonly coreHalfLength: Float64Array;
+  readonly coreHalfWidth: Float64Array;
+  roundingFactor = NaN;
   /** Agents sorted by x (kept between steps: insertion sort on an almost sorted order is linear). */
   readonly order: Int32Array;
   /** Position of each agent in `order`. */
@@ -45,8 +54,23 @@ export class InteractionFrame {
     }
     this.maxRadius = m;
     this.maxExtent = e;
+    this.shrink = new Float64Array(n);
+    this.coreHalfLength = new Float64Array(n);
+    this.coreHalfWidth = new Float64Array(n);
     this.order = Int32Array.from({ length: n }, (_, i) => i);
     this.rank = new Int32Array(n);
+  }
+
+  /** Compute the rounded-box cores for a corner-rounding factor (once per factor). */
+  setRounding(factor: number): void {
+    if (factor === this.roundingFactor) return;
+    for (let i = 0; i < this.n; i++) {
+      const s = roundingShrinkM(this.length[i], this.width[i], factor);
+      this.shrink[i] = s;
+      this.coreHalfLength[i] = this.length[i] / 2 - s;
+      this.coreHalfWidth[i] = this.width[i] / 2 - s;
+    }
+    this.roundingFactor = factor;
   }
 
   /**

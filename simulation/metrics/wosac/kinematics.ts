@@ -30,27 +30,39 @@ export function kinematicFeatures(
   outAngAccel: Float32Array,
   o: number,
 ): void {
-  const speed = (k: number): number => {
-    if (k < 1 || k > numSteps - 2) return NaN;
+  // Speeds and half heading steps at k0−1 … k0+count (NaN outside the trajectory), each computed once.
+  const m = count + 2;
+  if (scratchSpeed.length < m) {
+    scratchSpeed = new Float64Array(2 * m);
+    scratchHeading = new Float64Array(2 * m);
+  }
+  const sp = scratchSpeed;
+  const hd = scratchHeading;
+  for (let q = 0; q < m; q++) {
+    const k = k0 - 1 + q;
+    if (k < 1 || k > numSteps - 2) {
+      sp[q] = NaN;
+      hd[q] = NaN;
+      continue;
+    }
     const a = off + k - 1;
     const b = off + k + 1;
     const ex = x[b] - x[a];
     const ey = y[b] - y[a];
     const ez = z[b] - z[a];
-    return Math.sqrt(ex * ex + ey * ey + ez * ez) / 2 / dtS;
-  };
-  // Heading change per step, (h(k+1) − h(k−1)) wrapped, halved.
-  const dh = (k: number): number =>
-    k < 1 || k > numSteps - 2 ? NaN : wrapAnglePy(yaw[off + k + 1] - yaw[off + k - 1]) / 2;
+    sp[q] = Math.sqrt(ex * ex + ey * ey + ez * ez) / 2 / dtS;
+    hd[q] = wrapAnglePy(yaw[b] - yaw[a]) / 2;
+  }
   for (let i = 0; i < count; i++) {
-    const k = k0 + i;
-    outSpeed[o + i] = speed(k);
-    outAccel[o + i] = (speed(k + 1) - speed(k - 1)) / 2 / dtS;
-    const d = dh(k);
-    outAngSpeed[o + i] = d / dtS;
-    outAngAccel[o + i] = wrapAnglePy(dh(k + 1) - dh(k - 1)) / 2 / (dtS * dtS);
+    outSpeed[o + i] = sp[i + 1];
+    outAccel[o + i] = (sp[i + 2] - sp[i]) / 2 / dtS;
+    outAngSpeed[o + i] = hd[i + 1] / dtS;
+    outAngAccel[o + i] = wrapAnglePy(hd[i + 2] - hd[i]) / 2 / (dtS * dtS);
   }
 }
+
+let scratchSpeed = new Float64Array(256);
+let scratchHeading = new Float64Array(256);
 
 /**
  * Validity of speeds and accelerations over the scored steps, from the log's validity there: a speed

@@ -1,6 +1,5 @@
 // Distance to the nearest object (interaction_features.py): signed distance between rounded boxes to
-// the closest other valid agent, no search cap; bounding circles skip agents that cannot be closer.
-import { rectSignedDistance, roundingShrinkM } from './boxDistance.ts';
+// the closest other valid agent; bounding circles and separating axes skip agents that cannot be closer.
 import type { InteractionFrame } from './interactionFrame.ts';
 
 /** What the official code returns with no other valid agent (then clipped into the last bin). */
@@ -8,46 +7,99 @@ export const EXTREMELY_LARGE_DISTANCE = 1e10;
 
 /**
  * Distance from agent i (valid) to the nearest other valid agent of the frame, boxes with corners
- * rounded by `factor`; EXTREMELY_LARGE_DISTANCE when none. Exact: the x-sorted sweep stops only
- * where the bounding circles prove no further agent can be closer.
+ * rounded by `factor` (boxDistance.ts roundedBoxDistance, inlined here: a call with a dozen float
+ * arguments costs more than the arithmetic); EXTREMELY_LARGE_DISTANCE when none is closer than
+ * `capM`. Exact below the cap: the x-sorted sweep stops, and a pair is skipped, only where a lower
+ * bound (bounding circles, then the separating-axis gap) proves it cannot be closer.
+ *
+ * Why a cap changes no score: the histogram clips every value into [minVal, maxVal], so all values
+ * ≥ maxVal fall into the last bin, and the collision flag only asks d < 0. With capM = max(maxVal, 0)
+ * the capped result is exact wherever it is below the cap and ≥ maxVal (last bin, no collision)
+ * wherever the true distance is — the same bin and flag, hence identical likelihoods.
  */
-export function nearestObjectDistance(f: InteractionFrame, i: number, factor: number): number {
-  const { x, y, cos, sin, valid, length, width, radius, order, rank } = f;
-  const si = roundingShrinkM(length[i], width[i], factor);
-  const ihl = length[i] / 2 - si;
-  const ihw = width[i] / 2 - si;
-  let best = EXTREMELY_LARGE_DISTANCE;
-  const reach = radius[i] + f.maxRadius;
-  const xi = x[i];
-  const yi = y[i];
+export function nearestObjectDistance(
+  f: InteractionFrame,
+  i: number,
+  factor: number,
+  capM = Infinity,
+): number {
+  f.setRounding(factor);
+  const { x, y, cos, sin, valid, radius, order, rank, shrink, coreHalfLength, coreHalfWidth } = f;
+  const si = shrink[i];
+  const ahl = coreHalfLength[i];
+  const ahw = coreHalfWidth[i];
+  const ac = cos[i];
+  const as = sin[i];
+  const ri = radius[i];
+  let best = capM < EXTREMELY_LARGE_DISTANCE ? capM : EXTREMELY_LARGE_DISTANCE;
+  const reach = ri + f.maxRadius;
+  const ax = x[i];
+  const ay = y[i];
+  const n = f.n;
   for (let dir = -1; dir <= 1; dir += 2) {
-    for (let p = rank[i] + dir; p >= 0 && p < f.n; p += dir) {
+    for (let p = rank[i] + dir; p >= 0 && p < n; p += dir) {
       const j = order[p];
-      const ddx = x[j] - xi;
-      if (Math.abs(ddx) - reach >= best) break;
+      const dx = x[j] - ax;
+      if (Math.abs(dx) - reach >= best) break;
       if (!valid[j]) continue;
-      const ddy = y[j] - yi;
-      if (Math.sqrt(ddx * ddx + ddy * ddy) - radius[i] - radius[j] >= best) continue;
-      const sj = roundingShrinkM(length[j], width[j], factor);
-      const d =
-        rectSignedDistance(
-          xi,
-          yi,
-          cos[i],
-          sin[i],
-          ihl,
-          ihw,
-          x[j],
-          y[j],
-          cos[j],
-          sin[j],
-          length[j] / 2 - sj,
-          width[j] / 2 - sj,
-        ) -
-        si -
-        sj;
+      const dy = y[j] - ay;
+      if (Math.sqrt(dx * dx + dy * dy) - ri - radius[j] >= best) continue;
+      const sj = shrink[j];
+      const bc = cos[j];
+      const bs = sin[j];
+      const bhl = coreHalfLength[j];
+      const bhw = coreHalfWidth[j];
+      // Separating axes of the two cores: the overlap along each box axis.
+      const cosAB = Math.abs(ac * bc + as * bs);
+      const sinAB = Math.abs(ac * bs - as * bc);
+      const oA1 = ahl + bhl * cosAB + bhw * sinAB - Math.abs(dx * ac + dy * as);
+      const oA2 = ahw + bhl * sinAB + bhw * cosAB - Math.abs(-dx * as + dy * ac);
+      const oB1 = bhl + ahl * cosAB + ahw * sinAB - Math.abs(dx * bc + dy * bs);
+      const oB2 = bhw + ahl * sinAB + ahw * cosAB - Math.abs(-dx * bs + dy * bc);
+      let core: number;
+      if (oA1 > 0 && oA2 > 0 && oB1 > 0 && oB2 > 0) core = -Math.min(oA1, oA2, oB1, oB2);
+      else {
+        // Apart: the cores are at least the largest axis gap apart (a separating axis), so the
+        // corner search is skipped when even that cannot beat the best (slack covers rounding).
+        const gap = -Math.min(oA1, oA2, oB1, oB2);
+        if (gap - si - sj >= best + 1e-9 * (1 + Math.abs(best))) continue;
+        // The closest pair of points has a corner of one core on the other core: squared
+        // distances of B's corners to A, then A's corners to B, one square root at the end.
+        let d2 = Infinity;
+        for (let side = 0; side < 2; side++) {
+          // P's corners against box Q (P = B, Q = A first; then the other way round).
+          const pxr = side === 0 ? x[j] - ax : ax - x[j];
+          const pyr = side === 0 ? y[j] - ay : ay - y[j];
+          const pc = side === 0 ? bc : ac;
+          const ps = side === 0 ? bs : as;
+          const phl = side === 0 ? bhl : ahl;
+          const phw = side === 0 ? bhw : ahw;
+          const qc = side === 0 ? ac : bc;
+          const qs = side === 0 ? as : bs;
+          const qhl = side === 0 ? ahl : bhl;
+          const qhw = side === 0 ? ahw : bhw;
+          const cx = pxr * qc + pyr * qs;
+          const cy = -pxr * qs + pyr * qc;
+          const lx = (pc * qc + ps * qs) * phl;
+          const ly = (-pc * qs + ps * qc) * phl;
+          const wx = (-ps * qc + pc * qs) * phw;
+          const wy = (ps * qs + pc * qc) * phw;
+          for (let k = 0; k < 4; k++) {
+            const sl = k & 1 ? -1 : 1;
+            const sw = k & 2 ? -1 : 1;
+            const ex = Math.abs(cx + sl * lx + sw * wx) - qhl;
+            const ey = Math.abs(cy + sl * ly + sw * wy) - qhw;
+            const ux = ex > 0 ? ex : 0;
+            const uy = ey > 0 ? ey : 0;
+            const e2 = ux * ux + uy * uy;
+            if (e2 < d2) d2 = e2;
+          }
+        }
+        core = Math.sqrt(d2);
+      }
+      const d = core - si - sj;
       if (d < best) best = d;
     }
   }
-  return best;
+  return best < capM ? best : EXTREMELY_LARGE_DISTANCE;
 }

@@ -1,8 +1,14 @@
 // The Sim Agents realism meta-metric of N rollouts of a scenario (metrics.py): per-feature likelihoods
 // of the logged values under the rollouts' distributions, weighted by the 2025 challenge config.
 import type { Scenario } from '../../scenario.ts';
-import { WOSAC_2025_CONFIG, WOSAC_COMPONENTS, type WosacComponent, type WosacConfig } from './config.ts';
-import { bernoulliLogLikelihood, histogramLogLikelihood } from './estimator.ts';
+import {
+  type HistogramEstimate,
+  WOSAC_2025_CONFIG,
+  WOSAC_COMPONENTS,
+  type WosacComponent,
+  type WosacConfig,
+} from './config.ts';
+import { bernoulliLogLikelihood, histogramBin } from './estimator.ts';
 import { allocateFeatures, type FeatureArrays, type SceneContext, sceneFeatures } from './features.ts';
 import { InteractionFrame } from './interactionFrame.ts';
 import { kinematicValidity } from './kinematics.ts';
@@ -30,6 +36,16 @@ export function scoredAgentIndices(s: Scenario, agentRows: Int32Array, scoreAll:
   return Int32Array.from(out.sort((p, q) => p - q));
 }
 
+/**
+ * The nearest-object search radius that leaves every likelihood unchanged: the histogram's maxVal
+ * (all values from there up share its last bin), never below 0 (the collision flag needs d < 0);
+ * no cap unless that feature is a histogram.
+ */
+export function nearestObjectCap(config: WosacConfig): number {
+  const h = config.features.distanceToNearestObject;
+  return h.kind === 'histogram' ? Math.max(h.maxVal, 0) : Infinity;
+}
+
 const HISTOGRAM_FEATURES: [WosacComponent, keyof FeatureArrays, 'speed' | 'accel' | 'valid' | 'vehicle'][] = [
   ['linearSpeed', 'linearSpeed', 'speed'],
   ['linearAcceleration', 'linearAcceleration', 'accel'],
@@ -39,6 +55,65 @@ const HISTOGRAM_FEATURES: [WosacComponent, keyof FeatureArrays, 'speed' | 'accel
   ['timeToCollision', 'timeToCollision', 'vehicle'],
   ['distanceToRoadEdge', 'distanceToRoadEdge', 'valid'],
 ];
+
+type Indication = 'collision' | 'offroad' | 'redLight';
+
+/** Whether scored agent e's features flag `kind` at some log-valid step (red lights: vehicles only). */
+function indication(
+  feats: FeatureArrays,
+  e: number,
+  T: number,
+  kind: Indication,
+  logValid: Uint8Array,
+  isVehicle: Uint8Array,
+): boolean {
+  const o = e * T;
+  if (kind === 'collision') {
+    const d = feats.distanceToNearestObject;
+    for (let t = 0; t < T; t++) if (logValid[o + t] && d[o + t] < 0) return true;
+  } else if (kind === 'offroad') {
+    const d = feats.distanceToRoadEdge;
+    for (let t = 0; t < T; t++) if (logValid[o + t] && d[o + t] > 0) return true;
+  } else if (isVehicle[e]) {
+    const red = feats.redLight;
+    for (let t = 0; t < T; t++) if (logValid[o + t] && red[o + t]) return true;
+  }
+  return false;
+}
+
+/**
+ * Add E agents' T values each (`values[e·T + t]`) to their histograms: counts[off + e·stride + bin].
+ * The bin as histogramBin, with the estimate's fields hoisted out of the loop.
+ */
+function countBins(
+  h: HistogramEstimate,
+  values: Float32Array,
+  n: number,
+  counts: Int32Array,
+  off: number,
+  T: number,
+  stride: number,
+): void {
+  const lo = h.minVal;
+  const hi = h.maxVal;
+  const range = hi - lo;
+  const nb = h.numBins;
+  for (let e = 0, q = 0; q < n; e++) {
+    const o = off + e * stride;
+    for (const end = q + T; q < end; q++) {
+      const v = values[q];
+      let b: number;
+      if (v !== v)
+        b = nb - 1; // NaN: the last bin
+      else {
+        const c = v < lo ? lo : v > hi ? hi : v;
+        b = Math.floor(((c - lo) / range) * nb);
+        if (b >= nb) b = nb - 1;
+      }
+      counts[o + b]++;
+    }
+  }
+}
 
 /**
  * Score N rollouts of a scenario (checked with validateScenarioRollouts first). Features are
@@ -68,6 +143,7 @@ export function scoreScenarioRollouts(
     roadEdges: roadEdgeIndexOf(s.map.roadEdges),
     lights: lightIndexOf(s.map, config.officialLaneDistance),
     cornerRoundingFactor: config.cornerRoundingFactor,
+    nearestObjectCapM: nearestObjectCap(config),
     frame: new InteractionFrame(
       Float64Array.from(r.agentRows, (row) => ag.length[row]),
       Float64Array.from(r.agentRows, (row) => ag.width[row]),
@@ -89,21 +165,6 @@ export function scoreScenarioRollouts(
   }
   const logF = allocateFeatures(E * T);
   sceneFeatures(ctx, x, y, z, yaw, valid, logF, 0);
-  for (let a = 0; a < A; a++) valid.fill(1, a * F + H, (a + 1) * F);
-  const simF = allocateFeatures(N * E * T);
-  for (let n = 0; n < N; n++) {
-    for (let a = 0; a < A; a++) {
-      const src = (n * A + a) * T;
-      const dst = a * F + H;
-      for (let t = 0; t < T; t++) {
-        x[dst + t] = r.x[src + t];
-        y[dst + t] = r.y[src + t];
-        z[dst + t] = r.z[src + t];
-        yaw[dst + t] = r.yaw[src + t];
-      }
-    }
-    sceneFeatures(ctx, x, y, z, yaw, valid, simF, n);
-  }
 
   // Validity masks from the log, per scored agent over the future.
   const logValid = new Uint8Array(E * T);
@@ -118,59 +179,84 @@ export function scoreScenarioRollouts(
     if (isVehicle[e]) vehicleValid.set(lv, e * T);
   }
   const masks = { speed: speedValid, accel: accelValid, valid: logValid, vehicle: vehicleValid };
-
-  const components = {} as Record<WosacComponent, number>;
-  const counts = new Float64Array(64);
-  for (const [name, key, maskName] of HISTOGRAM_FEATURES) {
+  const estimates = HISTOGRAM_FEATURES.map(([name]) => {
     const est = config.features[name];
     if (est.kind !== 'histogram') throw new Error(`WOSAC config: ${name} must be a histogram estimate`);
-    if (counts.length < est.numBins) throw new Error(`WOSAC config: ${name} has too many bins`);
-    const acc = new Float64Array(2);
-    const simV = simF[key] as Float32Array;
-    const logV = logF[key] as Float32Array;
-    for (let e = 0; e < E; e++)
-      histogramLogLikelihood(est, simV, e * T, N, E * T, T, logV, e * T, masks[maskName], e * T, counts, acc);
-    components[name] = acc[1] > 0 ? Math.exp(acc[0] / acc[1]) : NaN;
-  }
-  const noEdges = ctx.roadEdges.sx.length === 0;
-  if (noEdges) components.distanceToRoadEdge = NaN;
-
-  // Per-agent indications over the log-valid steps (red lights: vehicles only), scored as Bernoulli.
-  const indication = (feats: FeatureArrays, scene: number, e: number, kind: string): boolean => {
-    const o = (scene * E + e) * T;
-    for (let t = 0; t < T; t++) {
-      if (!logValid[e * T + t]) continue;
-      if (
-        kind === 'collision'
-          ? feats.distanceToNearestObject[o + t] < 0
-          : kind === 'offroad'
-            ? feats.distanceToRoadEdge[o + t] > 0
-            : isVehicle[e] && feats.redLight[o + t]
-      )
-        return true;
-    }
-    return false;
-  };
-  const bernoulli: [WosacComponent, string][] = [
+    return est;
+  });
+  const bins = Math.max(...estimates.map((h) => h.numBins));
+  const bernoulli: [WosacComponent, Indication][] = [
     ['collisionIndication', 'collision'],
     ['offroadIndication', 'offroad'],
     ['trafficLightViolation', 'redLight'],
   ];
-  for (const [name, kind] of bernoulli) {
+
+  // Each rollout's features (history from the log, future simulated and always valid) go straight
+  // into per-agent histogram counts and indication tallies; no N-rollout feature arrays are kept.
+  for (let a = 0; a < A; a++) valid.fill(1, a * F + H, (a + 1) * F);
+  const simF = allocateFeatures(E * T);
+  const counts = new Int32Array(HISTOGRAM_FEATURES.length * E * bins);
+  const trues = new Int32Array(bernoulli.length * E);
+  for (let n = 0; n < N; n++) {
+    for (let a = 0; a < A; a++) {
+      const src = (n * A + a) * T;
+      const dst = a * F + H;
+      for (let t = 0; t < T; t++) {
+        x[dst + t] = r.x[src + t];
+        y[dst + t] = r.y[src + t];
+        z[dst + t] = r.z[src + t];
+        yaw[dst + t] = r.yaw[src + t];
+      }
+    }
+    sceneFeatures(ctx, x, y, z, yaw, valid, simF, 0);
+    HISTOGRAM_FEATURES.forEach(([, key], fi) =>
+      countBins(estimates[fi], simF[key] as Float32Array, E * T, counts, fi * E * bins, T, bins),
+    );
+    bernoulli.forEach(([, kind], bi) => {
+      for (let e = 0; e < E; e++) if (indication(simF, e, T, kind, logValid, isVehicle)) trues[bi * E + e]++;
+    });
+  }
+
+  // Histogram likelihoods of the logged values, summed agent by agent, step by step.
+  const components = {} as Record<WosacComponent, number>;
+  HISTOGRAM_FEATURES.forEach(([name, key, maskName], fi) => {
+    const h = estimates[fi];
+    const logV = logF[key] as Float32Array;
+    const mask = masks[maskName];
+    const total = N * T + h.numBins * h.pseudoCount;
+    let sum = 0;
+    let m = 0;
+    for (let e = 0; e < E; e++) {
+      const c0 = (fi * E + e) * bins;
+      for (let t = 0; t < T; t++) {
+        if (!mask[e * T + t]) continue;
+        sum += Math.log((counts[c0 + histogramBin(h, logV[e * T + t])] + h.pseudoCount) / total);
+        m += 1;
+      }
+    }
+    components[name] = m > 0 ? Math.exp(sum / m) : NaN;
+  });
+  const noEdges = ctx.roadEdges.sx.length === 0;
+  if (noEdges) components.distanceToRoadEdge = NaN;
+
+  // Per-agent indications over the log-valid steps (red lights: vehicles only), scored as Bernoulli.
+  bernoulli.forEach(([name, kind], bi) => {
     const est = config.features[name];
     if (est.kind !== 'bernoulli') throw new Error(`WOSAC config: ${name} must be a Bernoulli estimate`);
     if (E === 0 || (kind === 'offroad' && noEdges)) {
       components[name] = NaN;
-      continue;
+      return;
     }
     let sum = 0;
-    for (let e = 0; e < E; e++) {
-      let trues = 0;
-      for (let n = 0; n < N; n++) if (indication(simF, n, e, kind)) trues++;
-      sum += bernoulliLogLikelihood(est, trues, N, indication(logF, 0, e, kind));
-    }
+    for (let e = 0; e < E; e++)
+      sum += bernoulliLogLikelihood(
+        est,
+        trues[bi * E + e],
+        N,
+        indication(logF, e, T, kind, logValid, isVehicle),
+      );
     components[name] = Math.exp(sum / E);
-  }
+  });
 
   // Meta-metric: weighted sum; a component without data adds nothing and nothing is rescaled.
   let metaMetric = 0;

@@ -31,14 +31,15 @@ export class SegmentGrid {
   private readonly start: Int32Array;
   private readonly items: Int32Array;
   // Fine table: per cell the offset of its candidates in `pool` (or UNBUILT / RING) and their count.
-  private readonly fineM: number;
-  private readonly fx0: number;
-  private readonly fy0: number;
-  private readonly fnx: number;
-  private readonly fny: number;
-  private readonly fineStart: Int32Array;
-  private readonly fineLen: Int32Array;
-  private pool = new Int32Array(1024);
+  readonly fineM: number;
+  readonly fx0: number;
+  readonly fy0: number;
+  readonly fnx: number;
+  readonly fny: number;
+  readonly fineStart: Int32Array;
+  readonly fineLen: Int32Array;
+  /** Candidate lists of the fine cells (reallocated as it grows: read it after `cellCandidates`). */
+  pool = new Int32Array(1024);
   private poolLen = 0;
   private readonly stamp: Int32Array;
   // Running minimum of the ring search.
@@ -125,6 +126,19 @@ export class SegmentGrid {
     const ex = ax - dx * c;
     const ey = ay - dy * c;
     return Math.sqrt(ex * ex + ey * ey);
+  }
+
+  /**
+   * Offset into `pool` of the candidates of fine cell (i, j) (count in fineLen), built on first use;
+   * −1 where the ring search must answer instead (outside the table or too many candidates).
+   */
+  cellCandidates(i: number, j: number): number {
+    if (i < 0 || i >= this.fnx || j < 0 || j >= this.fny) return -1;
+    const c = j * this.fnx + i;
+    const s = this.fineStart[c];
+    if (s !== UNBUILT) return s === RING ? -1 : s;
+    const b = this.buildCell(c, i, j);
+    return b === RING ? -1 : b;
   }
 
   /** Index of the segment nearest (px, py) (ties: the lowest index), −1 without segments; sets `dist`. */

@@ -20,7 +20,7 @@ export function timeToCollision(f: InteractionFrame, i: number): number {
   const vi = f.speed[i];
   // Closing speed ≤ vi since speeds are ≥ 0: without positive speed no leader can give less than 5 s.
   if (!(vi > 0)) return MAXIMUM_TIME_TO_COLLISION_S;
-  const { x, y, yaw, valid, length, width, order, rank, speed } = f;
+  const { x, y, yaw, valid, length, width, radius, order, rank, speed } = f;
   const ci = f.cos[i];
   const sni = f.sin[i];
   const hl = length[i] / 2;
@@ -39,14 +39,19 @@ export function timeToCollision(f: InteractionFrame, i: number): number {
       if (bound > bestGap || bound >= horizon) break;
       if (!valid[j]) continue;
       const ddy = y[j] - y[i];
+      // Cheap exact rejections first: the leader's centre must be ahead of i's front (gap > 0 needs
+      // relX − hl > longOff ≥ 0) and, laterally, within hw + latOff ≤ hw + radius_j of i's axis
+      // (latOff = L/2·|sin| + W/2·|cos| ≤ the half diagonal; the slack covers rounding).
+      const relX = ddx * ci + ddy * sni;
+      if (!(relX - hl > 0)) continue;
+      const relY = -ddx * sni + ddy * ci;
+      if (Math.abs(relY) - hw >= radius[j] * (1 + 1e-9) + 1e-9) continue;
       const yawDiff = Math.abs(yaw[j] - yaw[i]);
       if (!(yawDiff <= MAX_HEADING_DIFF)) continue;
       const c = Math.abs(Math.cos(yawDiff));
       const s = Math.abs(Math.sin(yawDiff));
       const longOff = (length[j] / 2) * c + (width[j] / 2) * s;
       const latOff = (length[j] / 2) * s + (width[j] / 2) * c;
-      const relX = ddx * ci + ddy * sni;
-      const relY = -ddx * sni + ddy * ci;
       const gap = relX - hl - longOff;
       if (!(gap > 0)) continue;
       const latOverlap = Math.abs(relY) - hw - latOff;
