@@ -43,6 +43,11 @@ export interface BoxFitConfig {
    * object shows only its near surface (a pedestrian's front: 0.5 × 0.3 m of a 0.6 × 0.7 m box). 0: off.
    */
   minFootprintM: number;
+  /**
+   * Only boxes no longer than this grow: people, poles, bollards. Longer thin boxes are walls and hedges,
+   * whose thinness the refinement's structure filter reads.
+   */
+  padMaxLengthM: number;
   /** Score = n / (n + scoreHalfPoints) for a cluster of n points: denser clusters rank first. */
   scoreHalfPoints: number;
 }
@@ -67,6 +72,7 @@ export const DEFAULT_BOXFIT_CONFIG: BoxFitConfig = {
   // 0.6 m: chosen by cross-validation (docs/discovery.md); a person is about 0.6 m across, and every
   // data set gained (synthetic 32/64/128 beams +1–3 AP, AV2 +1.5).
   minFootprintM: 0.6,
+  padMaxLengthM: 1.2,
   scoreHalfPoints: 30,
 };
 
@@ -86,6 +92,7 @@ export const BOXFIT_CONFIG_RANGES: ConfigRanges<BoxFitConfig> = {
   minVolumeM3: { min: 0 },
   maxVolumeM3: { above: 0 },
   minFootprintM: { min: 0 },
+  padMaxLengthM: { min: 0 },
   scoreHalfPoints: { above: 0 },
 };
 
@@ -296,7 +303,7 @@ export function fitBoxes(
       stats.rejected.volume++;
       continue;
     }
-    if (cfg.minFootprintM > 0) padFootprint(rect, cfg.minFootprintM);
+    if (cfg.minFootprintM > 0 && rect.length <= cfg.padMaxLengthM) padFootprint(rect, cfg.minFootprintM);
     out.frameIndex[k] = frameIndex;
     out.cx[k] = rect.cx;
     out.cy[k] = rect.cy;

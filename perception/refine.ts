@@ -82,7 +82,8 @@ export const DEFAULT_REFINE_CONFIG: RefineConfig = {
   staticScoreFactor: 0.5,
   maxAspectRatio: 5,
   aspectMinLengthM: 2.5,
-  poleMaxSideM: 0.5,
+  // 0.65 (was 0.5): box fitting grows small footprints to 0.6 m (boxfit minFootprintM), poles included.
+  poleMaxSideM: 0.65,
   poleMinHeightM: 2.2,
   maxLengthM: 10,
   maxWidthM: 4,
