@@ -45,6 +45,12 @@ export const STAGES: StageSpec[] = [
     load: () => import('./tokenize.ts'),
   },
   {
+    name: 'forecast',
+    summary:
+      "SensorFrames in, the world model's predicted sweep ahead of each out (poses by constant velocity)",
+    load: () => import('./forecast.ts'),
+  },
+  {
     name: 'keygen',
     summary: 'write a CURVE key pair for encrypted endpoints',
     load: () => import('./keygen.ts'),
