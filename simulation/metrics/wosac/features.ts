@@ -3,9 +3,9 @@
 import type { Scenario } from '../../scenario.ts';
 import { InteractionFrame } from './interactionFrame.ts';
 import { kinematicFeatures } from './kinematics.ts';
-import { EXTREMELY_LARGE_DISTANCE, nearestObjectDistance } from './nearestObject.ts';
-import { boxRoadEdgeDistance, type RoadEdgeIndex } from './roadEdge.ts';
-import { MAXIMUM_TIME_TO_COLLISION_S, timeToCollision } from './timeToCollision.ts';
+import { EXTREMELY_LARGE_DISTANCE, nearestObjectDistances } from './nearestObject.ts';
+import { boxRoadEdgeDistances, type RoadEdgeIndex } from './roadEdge.ts';
+import { MAXIMUM_TIME_TO_COLLISION_S, timesToCollision } from './timeToCollision.ts';
 import { type LightIndex, runsRedLight } from './trafficLight.ts';
 
 /** Per-step feature arrays of E scored agents × T future steps for one or more scenes (index (scene·E + e)·T + t). */
@@ -94,33 +94,51 @@ export function sceneFeatures(
   const f = ctx.frame;
   const hasEdges = ctx.roadEdges.sx.length > 0;
   const hasLights = ctx.lights.lights.length > 0;
+  const { scored, isVehicle } = ctx;
   for (let t = 0; t < T; t++) {
     const k = H + t;
     f.load(x, y, yaw, valid, F, k, dt);
+    const o = base + t;
+    nearestObjectDistances(
+      f,
+      scored,
+      ctx.cornerRoundingFactor,
+      ctx.nearestObjectCapM,
+      out.distanceToNearestObject,
+      o,
+      T,
+    );
+    timesToCollision(f, scored, isVehicle, out.timeToCollision, o, T);
+    if (hasEdges)
+      boxRoadEdgeDistances(
+        ctx.roadEdges,
+        f.x,
+        f.y,
+        f.cos,
+        f.sin,
+        f.length,
+        f.width,
+        f.valid,
+        -EXTREMELY_LARGE_DISTANCE,
+        scored,
+        out.distanceToRoadEdge,
+        o,
+        T,
+      );
+    else for (let e = 0; e < E; e++) out.distanceToRoadEdge[o + e * T] = NaN;
     for (let e = 0; e < E; e++) {
-      const a = ctx.scored[e];
-      const o = base + e * T + t;
+      const a = scored[e];
+      const q = o + e * T;
       if (!f.valid[a]) {
         // Only the log has invalid steps, and those are masked out of every score.
-        out.distanceToNearestObject[o] = EXTREMELY_LARGE_DISTANCE;
-        out.timeToCollision[o] = MAXIMUM_TIME_TO_COLLISION_S;
-        out.distanceToRoadEdge[o] = -EXTREMELY_LARGE_DISTANCE;
-        out.redLight[o] = 0;
+        out.distanceToNearestObject[q] = EXTREMELY_LARGE_DISTANCE;
+        out.timeToCollision[q] = MAXIMUM_TIME_TO_COLLISION_S;
+        out.redLight[q] = 0;
         continue;
       }
-      out.distanceToNearestObject[o] = nearestObjectDistance(
-        f,
-        a,
-        ctx.cornerRoundingFactor,
-        ctx.nearestObjectCapM,
-      );
-      out.timeToCollision[o] = ctx.isVehicle[e] ? timeToCollision(f, a) : MAXIMUM_TIME_TO_COLLISION_S;
-      out.distanceToRoadEdge[o] = hasEdges
-        ? boxRoadEdgeDistance(ctx.roadEdges, f.x[a], f.y[a], f.cos[a], f.sin[a], f.length[a], f.width[a])
-        : NaN;
       const j = a * F + k;
-      out.redLight[o] =
-        hasLights && ctx.isVehicle[e] && runsRedLight(ctx.lights, k, x[j - 1], y[j - 1], x[j], y[j]) ? 1 : 0;
+      out.redLight[q] =
+        hasLights && isVehicle[e] && runsRedLight(ctx.lights, k, x[j - 1], y[j - 1], x[j], y[j]) ? 1 : 0;
     }
   }
 }

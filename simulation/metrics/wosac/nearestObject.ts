@@ -23,22 +23,51 @@ export function nearestObjectDistance(
   factor: number,
   capM = Infinity,
 ): number {
+  one[0] = i;
+  nearestObjectDistances(f, one, factor, capM, result, 0, 1);
+  return result[0];
+}
+
+const one = new Int32Array(1);
+const result = new Float64Array(1);
+
+/**
+ * nearestObjectDistance of each agent of `agents` (validity not checked), written to
+ * out[o0 + e·stride]: one call per frame, the loop over agents inside (no per-agent call overhead).
+ * The sweep goes outwards alternating sides, nearest x first, so the bound tightens early.
+ */
+export function nearestObjectDistances(
+  f: InteractionFrame,
+  agents: Int32Array,
+  factor: number,
+  capM: number,
+  out: Float32Array | Float64Array,
+  o0: number,
+  stride: number,
+): void {
   f.setRounding(factor);
   const { x, y, cos, sin, valid, radius, order, rank, shrink, coreHalfLength, coreHalfWidth } = f;
-  const si = shrink[i];
-  const ahl = coreHalfLength[i];
-  const ahw = coreHalfWidth[i];
-  const ac = cos[i];
-  const as = sin[i];
-  const ri = radius[i];
-  let best = capM < EXTREMELY_LARGE_DISTANCE ? capM : EXTREMELY_LARGE_DISTANCE;
-  const reach = ri + f.maxRadius;
-  const ax = x[i];
-  const ay = y[i];
   const n = f.n;
-  for (let dir = -1; dir <= 1; dir += 2) {
-    for (let p = rank[i] + dir; p >= 0 && p < n; p += dir) {
-      const j = order[p];
+  const start = capM < EXTREMELY_LARGE_DISTANCE ? capM : EXTREMELY_LARGE_DISTANCE;
+  for (let e = 0; e < agents.length; e++) {
+    const i = agents[e];
+    const si = shrink[i];
+    const ahl = coreHalfLength[i];
+    const ahw = coreHalfWidth[i];
+    const ac = cos[i];
+    const as = sin[i];
+    const ri = radius[i];
+    let best = start;
+    const reach = ri + f.maxRadius;
+    const ax = x[i];
+    const ay = y[i];
+    let lo = rank[i] - 1;
+    let hi = rank[i] + 1;
+    while (lo >= 0 || hi < n) {
+      // The side whose next agent is nearer in x; when even it is out of reach, so is everything.
+      const dLo = lo >= 0 ? ax - x[order[lo]] : Infinity;
+      const dHi = hi < n ? x[order[hi]] - ax : Infinity;
+      const j = dLo <= dHi ? order[lo--] : order[hi++];
       const dx = x[j] - ax;
       if (Math.abs(dx) - reach >= best) break;
       if (!valid[j]) continue;
@@ -100,6 +129,6 @@ export function nearestObjectDistance(
       const d = core - si - sj;
       if (d < best) best = d;
     }
+    out[o0 + e * stride] = best < capM ? best : EXTREMELY_LARGE_DISTANCE;
   }
-  return best < capM ? best : EXTREMELY_LARGE_DISTANCE;
 }

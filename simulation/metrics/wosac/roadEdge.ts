@@ -131,80 +131,96 @@ export function signedDistanceToRoadEdge(ix: RoadEdgeIndex, px: number, py: numb
 }
 
 /**
- * The most off-road of the four corners of a box (centre, heading cos/sin, full length and width):
- * the official road-edge feature uses the full box, no rounding. signedDistanceToRoadEdge per corner,
- * inlined over the grid's candidate table (calls with float arguments and results cost more than the
- * arithmetic); the ring search answers where the table does not.
+ * For each agent of `agents` (rows into x/y/cos/sin/length/width/valid), the most off-road of its
+ * box's four corners (the official feature uses the full box, no rounding), written to
+ * out[o0 + e·stride]; invalid agents get `invalidValue`. signedDistanceToRoadEdge per corner,
+ * inlined over the grid's candidate table (calls with float arguments and results cost more than
+ * the arithmetic); the ring search answers where the table does not.
  */
-export function boxRoadEdgeDistance(
+export function boxRoadEdgeDistances(
   ix: RoadEdgeIndex,
-  x: number,
-  y: number,
-  cos: number,
-  sin: number,
-  length: number,
-  width: number,
-): number {
+  xs: Float64Array,
+  ys: Float64Array,
+  coss: Float64Array,
+  sins: Float64Array,
+  lengths: Float64Array,
+  widths: Float64Array,
+  valid: Uint8Array,
+  invalidValue: number,
+  agents: Int32Array,
+  out: Float32Array | Float64Array,
+  o0: number,
+  stride: number,
+): void {
   const { sx, sy, dx, dy, grid } = ix;
-  const lx = (cos * length) / 2;
-  const ly = (sin * length) / 2;
-  const wx = (-sin * width) / 2;
-  const wy = (cos * width) / 2;
-  const { fineM, fx0, fy0, fineLen } = grid;
-  let most = -Infinity;
-  for (let corner = 0; corner < 4; corner++) {
-    const sl = corner & 1 ? -1 : 1;
-    const sw = corner & 2 ? -1 : 1;
-    const px = x + sl * lx + sw * wx;
-    const py = y + sl * ly + sw * wy;
-    const ci = Math.floor((px - fx0) / fineM);
-    const cj = Math.floor((py - fy0) / fineM);
-    const start = grid.cellCandidates(ci, cj);
-    let d: number;
-    if (start < 0) d = signedDistanceToRoadEdge(ix, px, py);
-    else {
-      const pool = grid.pool;
-      const end = start + fineLen[cj * grid.fnx + ci];
-      let best = Infinity;
-      let g = -1;
-      let bestT = 0;
-      for (let q = start; q < end; q++) {
-        const h = pool[q];
-        const ax = px - sx[h];
-        const ay = py - sy[h];
-        const len2 = dx[h] * dx[h] + dy[h] * dy[h];
-        const t = len2 > 0 ? (ax * dx[h] + ay * dy[h]) / len2 : 0;
-        const c = t < 0 ? 0 : t > 1 ? 1 : t;
-        const ex = ax - dx[h] * c;
-        const ey = ay - dy[h] * c;
-        const e = Math.sqrt(ex * ex + ey * ey);
-        if (e < best || (e === best && h < g)) {
-          best = e;
-          g = h;
-          bestT = t;
-        }
-      }
-      // The sign, as signedDistanceToRoadEdge.
-      const n = Math.sign((px - sx[g]) * dy[g] - (py - sy[g]) * dx[g]);
-      let sign = n;
-      if (bestT < 0 || bestT > 1) {
-        const p = ix.poly[g];
-        const k = ix.local[g];
-        const last = ix.polySegs[p] - 1;
-        const wraps = ix.polyCyclic[p] === 1 && ix.polySegs[p] + 1 === ix.maxPoints;
-        if (bestT < 0 && (k > 0 || wraps)) {
-          const prior = k > 0 ? g - 1 : ix.polyFirst[p] + last;
-          const np = Math.sign((px - sx[prior]) * dy[prior] - (py - sy[prior]) * dx[prior]);
-          sign = dx[prior] * dy[g] - dy[prior] * dx[g] > 0 ? Math.max(n, np) : Math.min(n, np);
-        } else if (bestT > 1 && (k < last || wraps)) {
-          const next = k < last ? g + 1 : ix.polyFirst[p];
-          const nn = Math.sign((px - sx[next]) * dy[next] - (py - sy[next]) * dx[next]);
-          sign = dx[g] * dy[next] - dy[g] * dx[next] > 0 ? Math.max(n, nn) : Math.min(n, nn);
-        }
-      }
-      d = sign * best;
+  const { fineM, fx0, fy0, fineLen, fnx } = grid;
+  for (let e = 0; e < agents.length; e++) {
+    const a = agents[e];
+    if (!valid[a]) {
+      out[o0 + e * stride] = invalidValue;
+      continue;
     }
-    if (d > most) most = d;
+    const x = xs[a];
+    const y = ys[a];
+    const lx = (coss[a] * lengths[a]) / 2;
+    const ly = (sins[a] * lengths[a]) / 2;
+    const wx = (-sins[a] * widths[a]) / 2;
+    const wy = (coss[a] * widths[a]) / 2;
+    let most = -Infinity;
+    for (let corner = 0; corner < 4; corner++) {
+      const sl = corner & 1 ? -1 : 1;
+      const sw = corner & 2 ? -1 : 1;
+      const px = x + sl * lx + sw * wx;
+      const py = y + sl * ly + sw * wy;
+      const ci = Math.floor((px - fx0) / fineM);
+      const cj = Math.floor((py - fy0) / fineM);
+      const start = grid.cellCandidates(ci, cj);
+      let d: number;
+      if (start < 0) d = signedDistanceToRoadEdge(ix, px, py);
+      else {
+        const pool = grid.pool;
+        const end = start + fineLen[cj * fnx + ci];
+        let best = Infinity;
+        let g = -1;
+        let bestT = 0;
+        for (let q = start; q < end; q++) {
+          const h = pool[q];
+          const ax = px - sx[h];
+          const ay = py - sy[h];
+          const len2 = dx[h] * dx[h] + dy[h] * dy[h];
+          const t = len2 > 0 ? (ax * dx[h] + ay * dy[h]) / len2 : 0;
+          const c = t < 0 ? 0 : t > 1 ? 1 : t;
+          const ex = ax - dx[h] * c;
+          const ey = ay - dy[h] * c;
+          const dist = Math.sqrt(ex * ex + ey * ey);
+          if (dist < best || (dist === best && h < g)) {
+            best = dist;
+            g = h;
+            bestT = t;
+          }
+        }
+        // The sign, as signedDistanceToRoadEdge.
+        const n = Math.sign((px - sx[g]) * dy[g] - (py - sy[g]) * dx[g]);
+        let sign = n;
+        if (bestT < 0 || bestT > 1) {
+          const p = ix.poly[g];
+          const k = ix.local[g];
+          const last = ix.polySegs[p] - 1;
+          const wraps = ix.polyCyclic[p] === 1 && ix.polySegs[p] + 1 === ix.maxPoints;
+          if (bestT < 0 && (k > 0 || wraps)) {
+            const prior = k > 0 ? g - 1 : ix.polyFirst[p] + last;
+            const np = Math.sign((px - sx[prior]) * dy[prior] - (py - sy[prior]) * dx[prior]);
+            sign = dx[prior] * dy[g] - dy[prior] * dx[g] > 0 ? Math.max(n, np) : Math.min(n, np);
+          } else if (bestT > 1 && (k < last || wraps)) {
+            const next = k < last ? g + 1 : ix.polyFirst[p];
+            const nn = Math.sign((px - sx[next]) * dy[next] - (py - sy[next]) * dx[next]);
+            sign = dx[g] * dy[next] - dy[g] * dx[next] > 0 ? Math.max(n, nn) : Math.min(n, nn);
+          }
+        }
+        d = sign * best;
+      }
+      if (d > most) most = d;
+    }
+    out[o0 + e * stride] = most;
   }
-  return most;
 }

@@ -133,7 +133,7 @@ export class SegmentGrid {
    * −1 where the ring search must answer instead (outside the table or too many candidates).
    */
   cellCandidates(i: number, j: number): number {
-    if (i < 0 || i >= this.fnx || j < 0 || j >= this.fny) return -1;
+    if (!(i >= 0 && i < this.fnx && j >= 0 && j < this.fny)) return -1; // NaN too
     const c = j * this.fnx + i;
     const s = this.fineStart[c];
     if (s !== UNBUILT) return s === RING ? -1 : s;
@@ -146,7 +146,7 @@ export class SegmentGrid {
     const i = Math.floor((px - this.fx0) / this.fineM);
     const j = Math.floor((py - this.fy0) / this.fineM);
     if (i >= 0 && i < this.fnx && j >= 0 && j < this.fny) {
-      const c = j * this.fnx + i;
+      const c = j * this.fnx + i; // (NaN fails the test above)
       let s = this.fineStart[c];
       if (s === UNBUILT) s = this.buildCell(c, i, j);
       if (s !== RING) {
