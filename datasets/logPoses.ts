@@ -40,9 +40,12 @@ export function isIdentityTrajectory(poses: Float64Array): boolean {
 /** The source's poses of a log: poses.source.arrow when odometry replaced them, else poses.arrow; null if none. */
 export function sourcePosesOf(dir: string): Float64Array | null {
   const kept = path.join(dir, SOURCE_POSES_FILE);
-  const poses = readPosesArrow(fs.existsSync(kept) ? kept : path.join(dir, 'poses.arrow')).poses;
-  if (!fs.existsSync(kept) && isIdentityTrajectory(poses)) return null;
-  return poses;
+  if (fs.existsSync(kept)) return readPosesArrow(kept).poses;
+  // poses.arrow written by odometry earlier (the source had none) is an estimate, not a reference.
+  const meta = JSON.parse(fs.readFileSync(path.join(dir, 'meta.json'), 'utf8')) as LogMeta;
+  if ((meta.extra?.posesEstimatedBy ?? null) !== null) return null;
+  const poses = readPosesArrow(path.join(dir, 'poses.arrow')).poses;
+  return isIdentityTrajectory(poses) ? null : poses;
 }
 
 /**

@@ -39,8 +39,12 @@ export interface OdometryConfig {
    * finite, is rejected and the prediction kept: a lost track coasts instead of exploding.
    */
   maxCorrectionM: number;
-  /** Motion compensation: 'auto' when the log has per-point t_offset and its points are not compensated. */
-  deskew: 'auto' | 'on' | 'off';
+  /**
+   * Motion compensation: 'auto' de-skews by per-point t_offset when the log has it and its points are not
+   * compensated already, and by azimuth for KITTI raw sweeps (no times stored); 'on' by t_offset;
+   * 'azimuth' by azimuth (a clockwise spinning LiDAR timestamped facing forward); 'off'.
+   */
+  deskew: 'auto' | 'on' | 'azimuth' | 'off';
 }
 
 export const DEFAULT_ODOMETRY_CONFIG: OdometryConfig = {

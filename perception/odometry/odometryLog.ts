@@ -4,6 +4,7 @@ import type { Progress } from '../../core/progress.ts';
 import { InputError } from '../../core/errors.ts';
 import { identityPose } from '../../core/geometry/pose.ts';
 import type { LogReader } from '../../datasets/logstore.ts';
+import { azimuthTimes } from './deskew.ts';
 import { DEFAULT_ODOMETRY_CONFIG, LidarOdometry, type OdometryConfig } from './odometry.ts';
 
 export interface OdometryLogResult {
@@ -27,14 +28,18 @@ export interface OdometryLogResult {
 /** Sources whose points are written at their true position in the frame's vehicle frame. */
 const COMPENSATED_SOURCES = new Set(['synthetic']);
 
+/** Sources of raw spinning-LiDAR sweeps stored without per-point times, de-skewed by azimuth in 'auto'. */
+const AZIMUTH_TIMED_SOURCES = new Set(['kitti']);
+
 /** Whether to de-skew, and why: per-point times must exist and the points must not be compensated already. */
 export function decideDeskew(
   mode: OdometryConfig['deskew'],
   source: string,
   extra: Record<string, unknown>,
   tOffset: Float32Array,
-): { on: boolean; reason: string } {
+): { on: boolean; azimuth?: boolean; reason: string } {
   if (mode === 'off') return { on: false, reason: 'off (config)' };
+  if (mode === 'azimuth') return { on: true, azimuth: true, reason: 'times from azimuth (config)' };
   let lo = Infinity;
   let hi = -Infinity;
   for (let i = 0; i < tOffset.length; i++) {
@@ -44,6 +49,8 @@ export function decideDeskew(
   const hasTimes = hi - lo > 1e-6;
   if (mode === 'on')
     return hasTimes ? { on: true, reason: 'on (config)' } : { on: false, reason: 'no per-point t_offset' };
+  if (!hasTimes && AZIMUTH_TIMED_SOURCES.has(source))
+    return { on: true, azimuth: true, reason: `'${source}' sweeps: times from azimuth (no t_offset stored)` };
   if (!hasTimes) return { on: false, reason: 'no per-point t_offset' };
   if (COMPENSATED_SOURCES.has(source) || extra.motionCompensated === true)
     return { on: false, reason: `points of '${source}' are already motion-compensated` };
@@ -62,7 +69,7 @@ export async function odometryForLog(
   const anchor = log.frameCount ? Float64Array.from(log.pose(0)) : identityPose();
   const odo = new LidarOdometry(cfg, anchor);
   const poses = new Float64Array(16 * log.frameCount);
-  let deskew: { on: boolean; reason: string } | null = null;
+  let deskew: ReturnType<typeof decideDeskew> | null = null;
   let iters = 0;
   let inl = 0;
   let pla = 0;
@@ -78,7 +85,8 @@ export async function odometryForLog(
         ? Number(log.timestampsNs[f] - log.timestampsNs[f - 1]) / 1e9 || 1 / log.meta.rateHz
         : 1 / log.meta.rateHz;
     const t0 = performance.now();
-    const step = odo.register(p, deskew.on ? periodS : 0);
+    const sweep = deskew.azimuth ? { ...p, tOffset: azimuthTimes(p.x, p.y, periodS) } : p;
+    const step = odo.register(sweep, deskew.on ? periodS : 0);
     ms += performance.now() - t0;
     poses.set(step.pose, 16 * f);
     if (f > 0) {

@@ -40,7 +40,10 @@ export function register(program: Command): void {
       '--config <json>',
       `odometry overrides, e.g. {"voxelM": ${d.voxelM}, "maxRangeM": ${d.maxRangeM}, "pointToPlane": ${d.pointToPlane}}`,
     )
-    .option('--deskew <mode>', `motion compensation: auto | on | off (default ${d.deskew})`)
+    .option(
+      '--deskew <mode>',
+      `motion compensation: auto | on (t_offset) | azimuth (times from azimuth, KITTI raw) | off (default ${d.deskew})`,
+    )
     .option('--no-write', 'only estimate and score; leave poses.arrow as it is')
     .option('--json', 'print the summary as one JSON object')
     .addHelpText(
@@ -53,8 +56,8 @@ export function register(program: Command): void {
     .action(async (opts: OdometryOptions) => {
       const cfg = readOdometryConfig(opts.config);
       if (opts.deskew !== undefined) {
-        if (!['auto', 'on', 'off'].includes(opts.deskew))
-          throw new InputError('--deskew', `'${opts.deskew}' is not auto, on or off`);
+        if (!['auto', 'on', 'azimuth', 'off'].includes(opts.deskew))
+          throw new InputError('--deskew', `'${opts.deskew}' is not auto, on, azimuth or off`);
         cfg.deskew = opts.deskew as OdometryConfig['deskew'];
       }
       const log = await LogReader.open(opts.log);
