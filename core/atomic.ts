@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Crc32c } from './crc32c.ts';
+import { makeDirs } from './dirs.ts';
 
 // Temporaries are named `.<target>.tmp-<pid>-<ms>-<seq>-<host>` (`.old-` for a directory moved aside while
 // it is replaced): the pid and host let a later run tell a dead writer's leftovers from a live writer's work.
@@ -213,7 +214,7 @@ export class AtomicDir {
   ) {}
 
   static begin(target: string): AtomicDir {
-    fs.mkdirSync(path.dirname(path.resolve(target)), { recursive: true });
+    makeDirs(path.dirname(path.resolve(target)));
     const tmp = tempPathFor(target);
     fs.mkdirSync(tmp);
     return new AtomicDir(target, tmp);

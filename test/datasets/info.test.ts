@@ -48,9 +48,15 @@ describe('drivekit info', () => {
       const [k, a, text, imported] = await Promise.all([
         drivekit('info', kitti, '--json'),
         drivekit('info', av2, '--json'),
-        drivekit('import', nanDir, '--format', 'kitti', '--out', path.join(dir, 'nanlog')).then(() =>
-          drivekit('info', path.join(dir, 'nanlog')),
-        ),
+        drivekit(
+          'import',
+          nanDir,
+          '--format',
+          'kitti',
+          '--drop-implausible', // refused by default (datasets/plausibility.ts)
+          '--out',
+          path.join(dir, 'nanlog'),
+        ).then(() => drivekit('info', path.join(dir, 'nanlog'))),
         drivekit(
           'import',
           realData('kitti-0048', '0000000000.pcd'),
@@ -91,7 +97,7 @@ describe('drivekit info', () => {
           uuids.add(String(ann.getChild('track_uuid')!.get(r)));
       expect(as.labels.tracks).toBe(uuids.size);
 
-      expect(text.stdout).toMatch(/dropped NaN\/Inf\s+1\n/);
+      expect(text.stdout).toMatch(/dropped implausible\s+1 points\n/);
       expect(text.stdout).toMatch(/points\s+1 total/);
 
       const ps = JSON.parse(imported.stdout);

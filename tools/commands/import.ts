@@ -4,6 +4,7 @@ import { InputError } from '../../core/errors.ts';
 import { createProgress } from '../../core/progress.ts';
 import { importLog, READERS } from '../../datasets/import.ts';
 import { LogReader } from '../../datasets/logstore.ts';
+import { numberOption } from '../numberOption.ts';
 import { formatLogSummary, logSummary } from '../report/logSummary.ts';
 
 export function register(program: Command): void {
@@ -22,7 +23,11 @@ export function register(program: Command): void {
       '--keep-origin-points',
       'PCD/PLY: keep points at exactly (0,0,0) (padding; dropped and counted by default)',
     )
-    .option('--rate <hz>', 'sweep rate when the source does not say', parseFloat)
+    .option(
+      '--drop-implausible',
+      'drop and count points no sensor measured (out of range, non-finite, outside a LAS header bounds) instead of refusing the file',
+    )
+    .option('--rate <hz>', 'sweep rate when the source does not say', numberOption('--rate', { above: 0 }))
     .option('--force', 'replace an existing log at --out')
     .option('--json', 'print the log summary as one JSON object')
     .action(
@@ -34,6 +39,7 @@ export function register(program: Command): void {
           poses?: string;
           posesFrame?: string;
           keepOriginPoints?: boolean;
+          dropImplausible?: boolean;
           rate?: number;
           force?: boolean;
           json?: boolean;
@@ -41,12 +47,11 @@ export function register(program: Command): void {
       ) => {
         if (opts.posesFrame !== undefined && opts.posesFrame !== 'camera' && opts.posesFrame !== 'vehicle')
           throw new InputError('--poses-frame', `'${opts.posesFrame}' is not 'camera' or 'vehicle'`);
-        if (opts.rate !== undefined && !(opts.rate > 0))
-          throw new InputError('--rate', 'must be a positive number of Hz');
         await importLog(input, opts.format, opts.out, {
           posesPath: opts.poses,
           posesFrame: opts.posesFrame,
           keepOriginPoints: opts.keepOriginPoints,
+          dropImplausible: opts.dropImplausible,
           rateHz: opts.rate,
           overwrite: opts.force,
           progress: (total) => createProgress('import', total, { silent: opts.json }),

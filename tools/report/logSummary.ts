@@ -13,6 +13,8 @@ export interface LogSummary {
   droppedNonFinite: number;
   /** Points at exactly (0,0,0) a reader dropped as padding (PCD/PLY), when it counted them. */
   droppedOriginPoints?: number;
+  /** Implausible points (non-finite, out of any sensor's range, outside a LAS header) dropped on import with --drop-implausible. */
+  droppedImplausible?: number;
   durationS: number;
   rateHz: number;
   extent: { points: Extent | null; trajectory: Extent | null };
@@ -49,6 +51,9 @@ export function logSummary(log: LogReader): LogSummary {
     ...(typeof log.meta.extra.droppedOriginPoints === 'number'
       ? { droppedOriginPoints: log.meta.extra.droppedOriginPoints }
       : {}),
+    ...(typeof log.meta.extra.droppedImplausiblePoints === 'number'
+      ? { droppedImplausible: log.meta.extra.droppedImplausiblePoints }
+      : {}),
     durationS,
     rateHz: log.meta.rateHz,
     extent: { points: log.meta.pointExtent, trajectory: log.meta.trajectoryExtent },
@@ -73,6 +78,9 @@ export function formatLogSummary(s: LogSummary): string {
     ['dropped NaN/Inf', String(s.droppedNonFinite)],
     ...(s.droppedOriginPoints !== undefined
       ? [['dropped (0,0,0)', `${s.droppedOriginPoints} padding points`] as [string, string]]
+      : []),
+    ...(s.droppedImplausible !== undefined
+      ? [['dropped implausible', `${s.droppedImplausible} points`] as [string, string]]
       : []),
     ['point extent', fmtExtent(s.extent.points)],
     ['trajectory', fmtExtent(s.extent.trajectory)],
