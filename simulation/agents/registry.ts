@@ -2,6 +2,7 @@
 // form, or its stochastic one (sampled parameters, action noise) when given a seed.
 import { ConstantVelocityPolicy } from './constantVelocity.ts';
 import { IdmPolicy } from './idmAgent.ts';
+import { learnedAgent, SHIPPED_AGENT_MODEL } from './learned.ts';
 import type { Policy } from './policy.ts';
 import { LogReplayPolicy } from './replay.ts';
 import { StandStillPolicy } from './standStill.ts';
@@ -24,7 +25,12 @@ export const AGENTS: Record<string, AgentFactory> = {
 };
 
 /** The agents whose seeded form differs from the deterministic one (replay is the log either way). */
-export const STOCHASTIC_AGENTS: ReadonlySet<string> = new Set(['cv', 'idm']);
+export const STOCHASTIC_AGENTS: ReadonlySet<string> = new Set(['cv', 'idm', 'learned']);
+
+/** The shipped learned policy (models/agent.onnx, trained by drivekit train-agents); loaded on first use. */
+export const LEARNED_AGENTS: Record<string, AgentFactory> = {
+  learned: (o = {}) => learnedAgent(SHIPPED_AGENT_MODEL)(o),
+};
 
 /** Deliberately broken agents: sanity rows of the metric tables, never in the loops over AGENTS. */
 export const SANITY_AGENTS: Record<string, AgentFactory> = {
@@ -33,9 +39,10 @@ export const SANITY_AGENTS: Record<string, AgentFactory> = {
 
 /** An agent of either table by name, or undefined. */
 export function agentByName(name: string): AgentFactory | undefined {
-  return Object.hasOwn(AGENTS, name)
-    ? AGENTS[name]
-    : Object.hasOwn(SANITY_AGENTS, name)
-      ? SANITY_AGENTS[name]
-      : undefined;
+  if (Object.hasOwn(AGENTS, name)) return AGENTS[name];
+  if (Object.hasOwn(LEARNED_AGENTS, name)) return LEARNED_AGENTS[name];
+  if (Object.hasOwn(SANITY_AGENTS, name)) return SANITY_AGENTS[name];
+  // A learned model by path (drivekit train-agents writes agent.onnx and its agent.json).
+  if (name.endsWith('.onnx')) return (o = {}) => learnedAgent(name)(o);
+  return undefined;
 }

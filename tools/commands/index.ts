@@ -107,6 +107,11 @@ export const COMMANDS: CommandSpec[] = [
     load: () => import('./longtail.ts'),
   },
   {
+    name: 'train-agents',
+    summary: 'train the learned traffic agents (behaviour cloning, PPO, RTR) in closed loop; exports agent.onnx',
+    load: () => import('./trainAgents.ts'),
+  },
+  {
     name: 'export',
     summary: 'export simulated scenarios as Arrow, Parquet, JSON, WOMD TFRecord or a Sim Agents submission',
     load: () => import('./export.ts'),

@@ -45,7 +45,7 @@ export interface SimOptions {
   json?: boolean;
 }
 
-const allAgentNames = () => [...Object.keys(AGENTS), ...Object.keys(SANITY_AGENTS)];
+const allAgentNames = () => [...Object.keys(AGENTS), 'learned', '<model.onnx>', ...Object.keys(SANITY_AGENTS)];
 
 export async function runSim(opts: SimOptions): Promise<Record<string, unknown>> {
   const make = agentByName(opts.agents);
@@ -54,7 +54,8 @@ export async function runSim(opts: SimOptions): Promise<Record<string, unknown>>
   const N = opts.rollouts ?? (opts.deterministic ? 1 : DEFAULT_ROLLOUTS);
   const seed = opts.seed ?? 0;
   // Deterministic agents (and the deterministic form) run once per scenario, copied to every rollout.
-  const stochastic = !opts.deterministic && N > 1 && STOCHASTIC_AGENTS.has(opts.agents);
+  const stochastic =
+    !opts.deterministic && N > 1 && (STOCHASTIC_AGENTS.has(opts.agents) || opts.agents.endsWith('.onnx'));
   let loaded = loadScenarios(opts.scenarios);
   if (opts.limit !== undefined) loaded = loaded.slice(0, opts.limit);
   const scenarios = loaded.map((l) => l.scenario);
@@ -162,7 +163,7 @@ export function register(program: Command): void {
     )
     .requiredOption(
       '--agents <name>',
-      `traffic agents: ${Object.keys(AGENTS).join(' | ')} (or ${Object.keys(SANITY_AGENTS).join(' | ')}: a broken agent, the sanity row)`,
+      `traffic agents: ${Object.keys(AGENTS).join(' | ')} | learned (models/agent.onnx) | <model.onnx> (or ${Object.keys(SANITY_AGENTS).join(' | ')}: a broken agent, the sanity row)`,
     )
     .requiredOption('--out <dir>', 'output directory (rollouts.arrow, scenarios/, metrics.json, metrics.csv)')
     .option(

@@ -1,0 +1,189 @@
+// The learned traffic agent (RTR / BC / PPO policies from `drivekit train-agents`): one network drives
+// every controlled agent, one batched onnxruntime call per step, actions sampled per agent and rollout.
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Worker } from 'node:worker_threads';
+import { InputError } from '../../core/errors.ts';
+import { startTsWorker } from '../../core/workers.ts';
+import type { SimEnv } from '../env.ts';
+import { type ObservationConfig, Observer, observationSize } from '../observation.ts';
+import { ActionBins, type ActionBinsConfig } from '../rtr/actionBins.ts';
+import { drivenAgents, selectActions, writeActions } from '../rtr/policyStep.ts';
+import { agentKey, uniformAt } from './agentNoise.ts';
+import type { Policy } from './policy.ts';
+
+/** The shipped model (`--agents learned`). */
+export const SHIPPED_AGENT_MODEL = fileURLToPath(new URL('../../models/agent.onnx', import.meta.url));
+
+/** What the learned agent needs besides the ONNX bytes: from the model's metadata JSON. */
+export interface LearnedModelSpec {
+  observation: ObservationConfig;
+  bins: ActionBinsConfig;
+}
+
+export interface LearnedOptions {
+  /** Seed of the sampled actions; absent: argmax (deterministic). */
+  seed?: number;
+  /** Softmax temperature of the sampled actions (default 1). */
+  temperature?: number;
+  /** onnxruntime intra-op threads of the inference thread (default 2). */
+  threads?: number;
+}
+
+/** The metadata JSON next to an .onnx model (agent.onnx → agent.json). */
+export function modelMetaPath(onnx: string): string {
+  return onnx.replace(/\.onnx$/, '') + '.json';
+}
+
+/** Read a learned agent model: the ONNX bytes and its observation / action-bin settings. */
+export function readLearnedModel(onnx: string): { bytes: Uint8Array; spec: LearnedModelSpec } {
+  if (!fs.existsSync(onnx)) throw new InputError(onnx, 'no such model file (train one with drivekit train-agents)');
+  const metaFile = modelMetaPath(onnx);
+  if (!fs.existsSync(metaFile)) throw new InputError(metaFile, 'missing: the learned model needs its metadata JSON');
+  let meta: { settings?: Partial<LearnedModelSpec> };
+  try {
+    meta = JSON.parse(fs.readFileSync(metaFile, 'utf8')) as typeof meta;
+  } catch (e) {
+    throw new InputError(metaFile, `not valid JSON (${(e as Error).message})`);
+  }
+  const s = meta?.settings;
+  if (!s?.observation || !s?.bins)
+    throw new InputError(metaFile, "no settings.observation / settings.bins (not a drivekit agent model's metadata)");
+  return { bytes: new Uint8Array(fs.readFileSync(onnx)), spec: { observation: s.observation, bins: s.bins } };
+}
+
+/**
+ * A synchronous front to an onnxruntime session on a worker thread: the caller blocks (Atomics.wait)
+ * while the worker runs the batch, so the learned agent fits the simulator's synchronous Policy.act.
+ */
+export class SyncInference {
+  private worker: Worker | null = null;
+  private ctrl: Int32Array<ArrayBufferLike> = new Int32Array(0);
+  private obsBuf: Float32Array<ArrayBufferLike> = new Float32Array(0);
+  private outBuf: Float32Array<ArrayBufferLike> = new Float32Array(0);
+  private capacity = 0;
+  private errBuf: Uint8Array<ArrayBufferLike> = new Uint8Array(0);
+
+  constructor(
+    readonly model: Uint8Array,
+    readonly obsSize: number,
+    readonly actions: number,
+    readonly threads = 2,
+  ) {}
+
+  private start(capacity: number): void {
+    this.close();
+    const ctrl = new SharedArrayBuffer(8);
+    const obs = new SharedArrayBuffer(capacity * this.obsSize * 4);
+    const out = new SharedArrayBuffer(capacity * this.actions * 4);
+    const err = new SharedArrayBuffer(1024);
+    this.errBuf = new Uint8Array(err);
+    this.ctrl = new Int32Array(ctrl);
+    this.obsBuf = new Float32Array(obs);
+    this.outBuf = new Float32Array(out);
+    this.capacity = capacity;
+    const w = startTsWorker(new URL('./learnedWorker.ts', import.meta.url), {
+      workerData: { model: this.model, threads: this.threads, ctrl, obs, out, err, obsSize: this.obsSize, actions: this.actions },
+    });
+    w.unref();
+    this.worker = w;
+    this.waitWhile(0, 'start');
+    if (Atomics.load(this.ctrl, 0) !== 4) throw new Error(`learned agent: inference thread failed to start ${this.lastError()}`);
+  }
+
+  private waitWhile(state: number, what: string): void {
+    const t0 = Date.now();
+    while (Atomics.load(this.ctrl, 0) === state) {
+      Atomics.wait(this.ctrl, 0, state, 1000);
+      if (Date.now() - t0 > 300_000) throw new Error(`learned agent: inference thread timed out (${what})`);
+    }
+  }
+
+  /** Logits [n, actions] of the observations [n, obsSize] (a view valid until the next call). */
+  run(obs: Float32Array, n: number): Float32Array {
+    if (n > this.capacity || !this.worker) this.start(Math.max(n, 256, Math.ceil(this.capacity * 1.5)));
+    if (n === 0) return this.outBuf.subarray(0, 0);
+    this.obsBuf.set(obs.subarray(0, n * this.obsSize));
+    this.ctrl[1] = n;
+    Atomics.store(this.ctrl, 0, 1);
+    Atomics.notify(this.ctrl, 0);
+    this.waitWhile(1, 'run');
+    const state = Atomics.load(this.ctrl, 0);
+    Atomics.store(this.ctrl, 0, 4);
+    if (state !== 2) throw new Error(`learned agent: inference failed: ${this.lastError() || 'unknown error'}`);
+    return this.outBuf.subarray(0, n * this.actions);
+  }
+
+  private lastError(): string {
+    const end = this.errBuf.indexOf(0);
+    return new TextDecoder().decode(this.errBuf.slice(0, end < 0 ? undefined : end));
+  }
+
+  close(): void {
+    void this.worker?.terminate();
+    this.worker = null;
+    this.capacity = 0;
+  }
+}
+
+/** The learned policy: bicycle dynamics, actions from the network (sampled when seeded, else argmax). */
+export class LearnedPolicy implements Policy {
+  readonly name = 'learned';
+  readonly bins: ActionBins;
+  readonly observer: Observer;
+  private agents: Int32Array<ArrayBufferLike> = new Int32Array(0);
+  private obs = new Float32Array(0);
+  private action = new Int32Array(0);
+  private logp = new Float32Array(0);
+  private keys = new Uint32Array(0);
+
+  constructor(
+    readonly inference: SyncInference,
+    spec: LearnedModelSpec,
+    readonly opts: LearnedOptions = {},
+  ) {
+    this.bins = new ActionBins(spec.bins);
+    this.observer = new Observer(spec.observation);
+  }
+
+  reset(env: SimEnv): void {
+    env.setDynamics('bicycle');
+    this.keys = new Uint32Array(env.n);
+    const seed = this.opts.seed ?? 0;
+    for (let g = 0; g < env.n; g++) {
+      const si = env.scenarioOf[g];
+      this.keys[g] = agentKey(seed, env.scenarios[si].id, env.rollout[si], env.rowOf[g]);
+    }
+  }
+
+  act(env: SimEnv): void {
+    const agents = (this.agents = drivenAgents(env, this.agents));
+    const n = agents.length;
+    const size = this.observer.size;
+    if (this.obs.length < n * size) this.obs = new Float32Array(n * size);
+    if (this.action.length < n) {
+      this.action = new Int32Array(n);
+      this.logp = new Float32Array(n);
+    }
+    this.observer.observe(env, agents, this.obs.subarray(0, n * size));
+    const logits = this.inference.run(this.obs, n);
+    const t = env.stepCount;
+    const mode = this.opts.seed === undefined ? 'argmax' : 'sample';
+    selectActions(logits, n, this.bins.count, mode, (q) => uniformAt(this.keys[agents[q]], t, 11), this.action, this.logp, this.opts.temperature);
+    writeActions(env, agents, this.action, this.bins);
+  }
+}
+
+const cache = new Map<string, { inference: SyncInference; spec: LearnedModelSpec }>();
+
+/** A factory of learned policies of one model file; its inference thread is shared by every policy. */
+export function learnedAgent(onnx: string, threads = 2): (opts?: LearnedOptions) => Policy {
+  let entry = cache.get(onnx);
+  if (!entry) {
+    const { bytes, spec } = readLearnedModel(onnx);
+    entry = { inference: new SyncInference(bytes, observationSize(spec.observation), new ActionBins(spec.bins).count, threads), spec };
+    cache.set(onnx, entry);
+  }
+  const e = entry;
+  return (opts = {}) => new LearnedPolicy(e.inference, e.spec, opts);
+}

@@ -1,0 +1,93 @@
+// The imitation data set: observations of logged agents at their logged states, each labelled with the
+// action bin recovered by inverse dynamics; infeasible expert steps are left out (RTR's IL term).
+import { SimEnv } from '../env.ts';
+import { type ObservationConfig, Observer } from '../observation.ts';
+import type { Scenario } from '../scenario.ts';
+import type { ActionBins } from './actionBins.ts';
+import { type Demonstrations, inverseDemonstrations } from './demonstrations.ts';
+
+export interface DemoSet {
+  obs: Float32Array;
+  action: Int32Array;
+  count: number;
+  obsSize: number;
+  /** Expert steps with both ends valid, and those dropped as infeasible. */
+  expertSteps: number;
+  infeasibleSteps: number;
+}
+
+export interface DemoOptions {
+  /** Keep every stride-th step (neighbouring steps are nearly the same sample). */
+  stepStride: number;
+  /** Scenarios per environment batch while collecting. */
+  batchScenarios: number;
+}
+
+export const DEFAULT_DEMO: DemoOptions = { stepStride: 3, batchScenarios: 8 };
+
+/**
+ * Observations and expert actions of every agent with a feasible expert action, at every stride-th
+ * step of each scenario from step 0 (the environment follows the log).
+ */
+export function buildDemoSet(
+  scenarios: readonly Scenario[],
+  bins: ActionBins,
+  obsCfg: ObservationConfig,
+  opts: Partial<DemoOptions> = {},
+  onScenario?: () => void,
+): DemoSet {
+  const o = { ...DEFAULT_DEMO, ...opts };
+  const observer = new Observer(obsCfg);
+  const size = observer.size;
+  const chunks: { obs: Float32Array; action: Int32Array }[] = [];
+  let expertSteps = 0;
+  let infeasibleSteps = 0;
+  for (let b = 0; b < scenarios.length; b += o.batchScenarios) {
+    // From step 0, so every logged step is a sample; agents absent at step 0 join the env only if valid there.
+    const batch = scenarios.slice(b, b + o.batchScenarios).map((s) => ({ ...s, currentStep: 0 }));
+    const demos: Demonstrations[] = batch.map((s) => inverseDemonstrations(s.agents, s.numSteps, s.dtS, bins));
+    for (const d of demos) {
+      for (let j = 0; j < d.action.length; j++) {
+        if (d.infeasible[j]) infeasibleSteps++;
+        if (d.infeasible[j] || d.action[j] >= 0) expertSteps++;
+      }
+    }
+    const env = new SimEnv(batch, { collisions: false, offroad: false });
+    const list: number[] = [];
+    const labels: number[] = [];
+    for (;;) {
+      if (env.stepCount % o.stepStride === 0) {
+        list.length = 0;
+        labels.length = 0;
+        for (let g = 0; g < env.n; g++) {
+          if (!env.live[g]) continue;
+          const si = env.scenarioOf[g];
+          const s = batch[si];
+          const t = env.currentStepOf(si);
+          if (t >= s.numSteps - 1) continue;
+          const a = demos[si].action[env.rowOf[g] * (s.numSteps - 1) + t];
+          if (a < 0) continue;
+          list.push(g);
+          labels.push(a);
+        }
+        if (list.length) {
+          const { obs } = observer.observe(env, Int32Array.from(list));
+          chunks.push({ obs, action: Int32Array.from(labels) });
+        }
+      }
+      if (env.done) break;
+      env.step();
+    }
+    for (let i = 0; i < batch.length; i++) onScenario?.();
+  }
+  const count = chunks.reduce((s, c) => s + c.action.length, 0);
+  const obs = new Float32Array(count * size);
+  const action = new Int32Array(count);
+  let k = 0;
+  for (const c of chunks) {
+    obs.set(c.obs, k * size);
+    action.set(c.action, k);
+    k += c.action.length;
+  }
+  return { obs, action, count, obsSize: size, expertSteps, infeasibleSteps };
+}

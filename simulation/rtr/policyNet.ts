@@ -1,0 +1,163 @@
+// The shared traffic-agent policy network of RTR (Zhang et al., CoRL 2023): per-entity encoders with
+// max pooling per entity type (late fusion) → MLP → logits over the action bins, and a value head.
+import * as nn from '../../core/nn/index.ts';
+import {
+  AGENT_FEATURES,
+  DEFAULT_OBSERVATION,
+  EDGE_FEATURES,
+  LANE_FEATURES,
+  type ObservationConfig,
+  observationOffsets,
+  OWN_FEATURES,
+} from '../observation.ts';
+
+export interface PolicyNetConfig {
+  /** Width of each entity encoder (a 2-layer MLP shared by the entities of one type). */
+  entityWidth: number;
+  /** Hidden sizes of the MLP after the pooled entity features are joined. */
+  hidden: readonly number[];
+  /** Parameter initialisation seed. */
+  seed: number;
+}
+
+export const DEFAULT_POLICY_NET: PolicyNetConfig = { entityWidth: 32, hidden: [192, 128], seed: 1 };
+
+// Fixed feature scales (metres over 20, speeds over 10, sizes over 5 / 2, flags 1), so inputs are O(1).
+const OWN_SCALE = [0.1, 0.1, 0.1, 0.2, 0.5, 1, 1, 1, 1, 0.02, 0.02, 1];
+const AGENT_SCALE = [1, 0.05, 0.05, 1, 1, 0.1, 0.1, 0.2, 0.5, 1];
+const LANE_SCALE = [1, 0.05, 0.05, 1, 1, 1];
+const EDGE_SCALE = [1, 0.05, 0.05];
+
+/** Per-feature input scale of one observation. */
+export function featureScale(obs: ObservationConfig = DEFAULT_OBSERVATION): Float32Array {
+  const out: number[] = [...OWN_SCALE];
+  for (let i = 0; i < obs.agents; i++) out.push(...AGENT_SCALE);
+  for (let i = 0; i < obs.lanePoints; i++) out.push(...LANE_SCALE);
+  for (let i = 0; i < obs.edgePoints; i++) out.push(...EDGE_SCALE);
+  return Float32Array.from(out);
+}
+
+export interface PolicyNet {
+  params: nn.ParamStore;
+  obs: ObservationConfig;
+  actions: number;
+  cfg: PolicyNetConfig;
+  /** Record the network on `x` [batch, observationSize]: logits [batch, actions], value [batch]. */
+  apply(x: nn.Tensor): { logits: nn.Tensor; value: nn.Tensor };
+}
+
+export function createPolicyNet(
+  actions: number,
+  obs: ObservationConfig = DEFAULT_OBSERVATION,
+  over: Partial<PolicyNetConfig> = {},
+): PolicyNet {
+  const cfg = { ...DEFAULT_POLICY_NET, ...over };
+  const ps = new nn.ParamStore({ seed: cfg.seed });
+  const W = cfg.entityWidth;
+  const own = nn.mlp(ps, 'own', [OWN_FEATURES, W, W], { activateLast: true });
+  const agent = nn.mlp(ps, 'agent', [AGENT_FEATURES, W, W], { activateLast: true });
+  const lane = nn.mlp(ps, 'lane', [LANE_FEATURES, W, W], { activateLast: true });
+  const edge = nn.mlp(ps, 'edge', [EDGE_FEATURES, W, W], { activateLast: true });
+  const trunk = nn.mlp(ps, 'trunk', [4 * W, ...cfg.hidden], { activateLast: true });
+  const last = cfg.hidden[cfg.hidden.length - 1];
+  const policyHead = nn.linear(ps, 'policy', last, actions);
+  const valueHead = nn.linear(ps, 'value', last, 1);
+  const off = observationOffsets(obs);
+  const scale = featureScale(obs);
+  // One entity type: slice its block, encode every entity, zero the empty slots (their features are
+  // all zero but would still encode to something), max-pool over the entities.
+  const pooled = (x: nn.Tensor, at: number, count: number, feat: number, enc: nn.Layer): nn.Tensor => {
+    const block = nn.reshape(nn.slice(x, [at], [at + count * feat], [1]), [x.shape[0], count, feat]);
+    const valid = nn.slice(block, [0], [1], [2]);
+    return nn.reduceMax(nn.mul(enc(block), valid), 1);
+  };
+  return {
+    params: ps,
+    obs,
+    actions,
+    cfg,
+    apply(raw) {
+      const g = raw.graph;
+      const x = nn.mul(raw, g.constant(scale, [scale.length]));
+      const h = nn.concat(
+        [
+          own(nn.slice(x, [0], [OWN_FEATURES], [1])),
+          pooled(x, off.agents, obs.agents, AGENT_FEATURES, agent),
+          pooled(x, off.lanes, obs.lanePoints, LANE_FEATURES, lane),
+          pooled(x, off.edges, obs.edgePoints, EDGE_FEATURES, edge),
+        ],
+        1,
+      );
+      const z = trunk(h);
+      return { logits: policyHead(z), value: nn.squeeze(valueHead(z), 1) };
+    },
+  };
+}
+
+/** Number of trained values of the network. */
+export function parameterCount(net: PolicyNet): number {
+  return net.params.list().reduce((s, p) => s + p.data.length, 0);
+}
+
+/** The inference graph: obs [batch, size] → logits, value. */
+export function inferenceGraph(net: PolicyNet): { graph: nn.Graph; logits: nn.Tensor; value: nn.Tensor } {
+  const g = new nn.Graph({ name: 'drivekit_agent_policy' });
+  const x = g.input('obs', ['batch', off(net)]);
+  const { logits, value } = net.apply(x);
+  return { graph: g, logits, value };
+}
+
+function off(net: PolicyNet): number {
+  return observationOffsets(net.obs).size;
+}
+
+export interface LossGraph {
+  graph: nn.Graph;
+  loss: nn.Tensor;
+  /** Per-term values returned with each step: imitation CE, PPO surrogate, value loss, entropy. */
+  terms: Record<string, nn.Tensor>;
+}
+
+/** Coefficients of the PPO part of the loss. */
+export interface PpoLossConfig {
+  clip: number;
+  valueCoef: number;
+  entropyCoef: number;
+}
+
+export const DEFAULT_PPO_LOSS: PpoLossConfig = { clip: 0.2, valueCoef: 0.5, entropyCoef: 0.01 };
+
+/**
+ * The one training graph of every mode: coef[0] · imitation cross-entropy (samples weighted by
+ * il_weight: 0 drops infeasible expert steps and samples without demonstrations) + coef[1] · PPO loss
+ * (clipped surrogate + value MSE − entropy over samples with rl_weight 1). BC feeds coef [1, 0], PPO
+ * [0, 1], RTR [1, λ].
+ */
+export function lossGraph(net: PolicyNet, ppo: PpoLossConfig = DEFAULT_PPO_LOSS): LossGraph {
+  const g = new nn.Graph({ name: 'drivekit_agent_train' });
+  const B = 'batch';
+  const x = g.input('obs', [B, off(net)]);
+  const action = g.input('action', [B], 'int64');
+  const ilW = g.input('il_weight', [B]);
+  const rlW = g.input('rl_weight', [B]);
+  const oldLogp = g.input('old_logp', [B]);
+  const adv = g.input('advantage', [B]);
+  const ret = g.input('return', [B]);
+  const coef = g.input('coef', [2]);
+  const { logits, value } = net.apply(x);
+  const logp = nn.logSoftmax(logits, -1);
+  const chosen = nn.squeeze(nn.gatherElements(logp, nn.unsqueeze(action, -1), -1), -1);
+  const wMean = (v: nn.Tensor, w: nn.Tensor) =>
+    nn.div(nn.reduceSum(nn.mul(v, w)), nn.maximum(nn.reduceSum(w), 1));
+  const ce = wMean(nn.neg(chosen), ilW);
+  const ratio = nn.exp(nn.sub(chosen, oldLogp));
+  const surrogate = nn.minimum(nn.mul(ratio, adv), nn.mul(nn.clip(ratio, 1 - ppo.clip, 1 + ppo.clip), adv));
+  const policyLoss = nn.neg(wMean(surrogate, rlW));
+  const valueLoss = wMean(nn.mul(nn.sub(value, ret), nn.sub(value, ret)), rlW);
+  const entropy = wMean(nn.neg(nn.reduceSum(nn.mul(nn.exp(logp), logp), 1)), rlW);
+  const rl = nn.sub(nn.add(policyLoss, nn.mul(valueLoss, ppo.valueCoef)), nn.mul(entropy, ppo.entropyCoef));
+  const c0 = nn.reduceSum(nn.slice(coef, [0], [1], [0]));
+  const c1 = nn.reduceSum(nn.slice(coef, [1], [2], [0]));
+  const loss = nn.add(nn.mul(ce, c0), nn.mul(rl, c1));
+  return { graph: g, loss, terms: { ce, policy: policyLoss, value: valueLoss, entropy } };
+}

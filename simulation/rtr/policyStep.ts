@@ -1,0 +1,71 @@
+// One step of the learned policy on a batched environment: which agents it drives, their actions
+// picked from the logits (sampled for stochastic rollouts, argmax as an option), written as bicycle actions.
+import { ACTION_STRIDE, type SimEnv } from '../env.ts';
+import type { ActionBins } from './actionBins.ts';
+
+/** The agents the policy acts for now: controlled, valid, their scenario running. */
+export function drivenAgents(env: SimEnv, out?: Int32Array): Int32Array {
+  let n = 0;
+  for (let g = 0; g < env.n; g++) if (env.controlled[g] && env.live[g]) n++;
+  const list = out && out.length === n ? out : new Int32Array(n);
+  let k = 0;
+  for (let g = 0; g < env.n; g++) if (env.controlled[g] && env.live[g]) list[k++] = g;
+  return list;
+}
+
+/**
+ * Pick one action per row of `logits` [n, A]: argmax, or a draw from softmax(logits / temperature)
+ * with the uniform `u(q)` of row q. Writes the chosen index and its log-probability (under the
+ * untempered softmax, as PPO needs) into `action` and `logp`.
+ */
+export function selectActions(
+  logits: Float32Array,
+  n: number,
+  A: number,
+  mode: 'sample' | 'argmax',
+  u: (q: number) => number,
+  action: Int32Array,
+  logp: Float32Array,
+  temperature = 1,
+): void {
+  for (let q = 0; q < n; q++) {
+    const o = q * A;
+    let max = -Infinity;
+    let arg = 0;
+    for (let i = 0; i < A; i++) {
+      if (logits[o + i] > max) {
+        max = logits[o + i];
+        arg = i;
+      }
+    }
+    let z = 0;
+    for (let i = 0; i < A; i++) z += Math.exp(logits[o + i] - max);
+    const logZ = max + Math.log(z);
+    let pick = arg;
+    if (mode === 'sample') {
+      const invT = 1 / temperature;
+      let zt = 0;
+      for (let i = 0; i < A; i++) zt += Math.exp((logits[o + i] - max) * invT);
+      let r = u(q) * zt;
+      pick = A - 1;
+      for (let i = 0; i < A; i++) {
+        r -= Math.exp((logits[o + i] - max) * invT);
+        if (r <= 0) {
+          pick = i;
+          break;
+        }
+      }
+    }
+    action[q] = pick;
+    logp[q] = logits[o + pick] - logZ;
+  }
+}
+
+/** Write the bicycle (acceleration, curvature) of each driven agent's action into env.actions. */
+export function writeActions(env: SimEnv, agents: Int32Array, action: Int32Array, bins: ActionBins): void {
+  for (let q = 0; q < agents.length; q++) {
+    const o = agents[q] * ACTION_STRIDE;
+    env.actions[o] = bins.accelOf(action[q]);
+    env.actions[o + 1] = bins.curvatureOf(action[q]);
+  }
+}

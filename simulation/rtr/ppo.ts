@@ -1,0 +1,80 @@
+// PPO (Schulman et al. 2017) on closed-loop experience: a few epochs of clipped-surrogate minibatch
+// updates; with demonstrations (RTR) each minibatch also carries imitation rows and the loss is IL + λ·RL.
+import type { Rng } from '../../core/rng.ts';
+import type { AgentModel, TrainBatch } from './agentModel.ts';
+import { emptyBatch, fillDemoRows } from './bc.ts';
+import type { Experience } from './closedLoop.ts';
+import type { DemoSet } from './demoData.ts';
+
+export interface PpoConfig {
+  epochs: number;
+  /** RL rows per minibatch. */
+  minibatch: number;
+  /** Imitation rows added to each minibatch in RTR mode. */
+  demoRows: number;
+}
+
+export const DEFAULT_PPO: PpoConfig = { epochs: 2, minibatch: 512, demoRows: 256 };
+
+/**
+ * Update the policy on `exp` (epochs × shuffled minibatches). coef = [imitation, RL]: PPO alone is
+ * [0, 1]; RTR is [1, λ] with `demos` rows in every minibatch. Returns the mean of each loss term.
+ */
+export async function ppoUpdate(
+  model: AgentModel,
+  exp: Experience,
+  rng: Rng,
+  coef: [number, number],
+  cfg: PpoConfig = DEFAULT_PPO,
+  demos?: DemoSet,
+): Promise<Record<string, number>> {
+  const D = model.obsSize;
+  const useDemos = demos !== undefined && demos.count > 0 && coef[0] > 0;
+  const rows = cfg.minibatch + (useDemos ? cfg.demoRows : 0);
+  const b: TrainBatch = emptyBatch(rows, D);
+  b.coef = coef;
+  const order = Int32Array.from({ length: exp.count }, (_, i) => i);
+  const sums: Record<string, number> = {};
+  let updates = 0;
+  for (let e = 0; e < cfg.epochs; e++) {
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = rng.int(i + 1);
+      [order[i], order[j]] = [order[j], order[i]];
+    }
+    for (let s = 0; s < order.length; s += cfg.minibatch) {
+      const m = Math.min(cfg.minibatch, order.length - s);
+      // A short remainder would be a noisy update: it is left for the next epoch's shuffle.
+      if (s > 0 && m < cfg.minibatch / 2) break;
+      for (let r = 0; r < m; r++) {
+        const k = order[s + r];
+        b.obs.set(exp.obs.subarray(k * D, (k + 1) * D), r * D);
+        b.action[r] = BigInt(exp.action[k]);
+        b.ilWeight[r] = 0;
+        b.rlWeight[r] = 1;
+        b.oldLogp[r] = exp.logp[k];
+        b.advantage[r] = exp.advantage[k];
+        b.return[r] = exp.return[k];
+      }
+      let total = m;
+      if (useDemos) {
+        fillDemoRows(b, demos, rng, m, m + cfg.demoRows);
+        total = m + cfg.demoRows;
+      }
+      const view: TrainBatch = {
+        obs: b.obs.subarray(0, total * D),
+        action: b.action.subarray(0, total),
+        ilWeight: b.ilWeight.subarray(0, total),
+        rlWeight: b.rlWeight.subarray(0, total),
+        oldLogp: b.oldLogp.subarray(0, total),
+        advantage: b.advantage.subarray(0, total),
+        return: b.return.subarray(0, total),
+        coef,
+      };
+      const res = await model.step(view);
+      for (const [k, v] of Object.entries(res)) sums[k] = (sums[k] ?? 0) + v;
+      updates++;
+    }
+  }
+  for (const k of Object.keys(sums)) sums[k] /= Math.max(updates, 1);
+  return sums;
+}

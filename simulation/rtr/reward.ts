@@ -1,0 +1,135 @@
+// The RL reward of the learned traffic agents (RTR): −collision, −off-road, −red light each step, plus
+// progress towards the agent's goal; episodes continue after an infraction (removing agents biases metrics).
+import { type SimEnv, TYPE_CODE } from '../env.ts';
+import { type SignalLines, signalLines } from '../metrics/redLight.ts';
+import { LIGHT } from '../scenario.ts';
+
+export interface RewardConfig {
+  collision: number;
+  offroad: number;
+  redLight: number;
+  /** Reward per metre gained towards the goal (capped per step by maxGainM). */
+  progressPerM: number;
+  maxGainM: number;
+}
+
+export const DEFAULT_REWARD: RewardConfig = {
+  collision: 1,
+  offroad: 1,
+  redLight: 1,
+  progressPerM: 0.05,
+  maxGainM: 2,
+};
+
+/** Per-step infractions of the driven agents, for the rates the trainers report. */
+export interface StepInfractions {
+  collided: Uint8Array;
+  offroad: Uint8Array;
+  redLight: Uint8Array;
+}
+
+/**
+ * Scores the driven agents after each env.step(). The goal is the scenario's goal point, else the
+ * agent's last valid logged position.
+ */
+export class RewardTracker {
+  private readonly goalX: Float64Array;
+  private readonly goalY: Float64Array;
+  private readonly lines: SignalLines[];
+  private readonly prevX: Float64Array;
+  private readonly prevY: Float64Array;
+
+  constructor(
+    env: SimEnv,
+    readonly cfg: RewardConfig = DEFAULT_REWARD,
+  ) {
+    const n = env.n;
+    this.goalX = new Float64Array(n).fill(NaN);
+    this.goalY = new Float64Array(n).fill(NaN);
+    for (let g = 0; g < n; g++) {
+      const s = env.scenarios[env.scenarioOf[g]];
+      const r = env.rowOf[g];
+      if (Number.isFinite(s.goalX[r])) {
+        this.goalX[g] = s.goalX[r];
+        this.goalY[g] = s.goalY[r];
+        continue;
+      }
+      for (let t = s.numSteps - 1; t >= 0; t--) {
+        const k = r * s.numSteps + t;
+        if (s.agents.valid[k]) {
+          this.goalX[g] = s.agents.x[k];
+          this.goalY[g] = s.agents.y[k];
+          break;
+        }
+      }
+    }
+    this.lines = env.scenarios.map((s, i) => signalLines(s, env.maps[i]));
+    this.prevX = Float64Array.from(env.x);
+    this.prevY = Float64Array.from(env.y);
+  }
+
+  /** Remember the positions before a step (call before env.step()). */
+  before(env: SimEnv): void {
+    this.prevX.set(env.x);
+    this.prevY.set(env.y);
+  }
+
+  /** Rewards of `agents` after the step into `out`, and their infractions. */
+  after(env: SimEnv, agents: Int32Array, out: Float32Array, inf: StepInfractions): void {
+    const c = this.cfg;
+    for (let q = 0; q < agents.length; q++) {
+      const g = agents[q];
+      const gain =
+        Math.hypot(this.goalX[g] - this.prevX[g], this.goalY[g] - this.prevY[g]) -
+        Math.hypot(this.goalX[g] - env.x[g], this.goalY[g] - env.y[g]);
+      const progress = Number.isFinite(gain) ? Math.max(-c.maxGainM, Math.min(c.maxGainM, gain)) : 0;
+      const red = this.ranRed(env, g) ? 1 : 0;
+      inf.collided[q] = env.collided[g];
+      inf.offroad[q] = env.offroad[g];
+      inf.redLight[q] = red;
+      out[q] =
+        c.progressPerM * progress -
+        c.collision * env.collided[g] -
+        c.offroad * env.offroad[g] -
+        c.redLight * red;
+    }
+  }
+
+  /** Did vehicle/cyclist g cross a red signal's stop line heading its way during the last step? */
+  private ranRed(env: SimEnv, g: number): boolean {
+    if (env.typeCode[g] === TYPE_CODE.pedestrian) return false;
+    const si = env.scenarioOf[g];
+    const L = this.lines[si];
+    if (L.count === 0) return false;
+    const s = env.scenarios[si];
+    const t = env.currentStepOf(si);
+    const px = this.prevX[g];
+    const py = this.prevY[g];
+    const qx = env.x[g];
+    const qy = env.y[g];
+    for (let i = 0; i < L.count; i++) {
+      if (s.map.trafficLights[L.light[i]].states[t] !== LIGHT.red) continue;
+      if (Math.cos(env.yaw[g] - L.heading[i]) < Math.SQRT1_2) continue;
+      if (segmentsCross(px, py, qx, qy, L.ax[i], L.ay[i], L.bx[i], L.by[i])) return true;
+    }
+    return false;
+  }
+}
+
+function segmentsCross(
+  px: number,
+  py: number,
+  qx: number,
+  qy: number,
+  ax: number,
+  ay: number,
+  bx: number,
+  by: number,
+): boolean {
+  const d1 = (bx - ax) * (py - ay) - (by - ay) * (px - ax);
+  const d2 = (bx - ax) * (qy - ay) - (by - ay) * (qx - ax);
+  if (d1 * d2 > 0 || d1 === d2) return false;
+  const d3 = (qx - px) * (ay - py) - (qy - py) * (ax - px);
+  const d4 = (qx - px) * (by - py) - (qy - py) * (bx - px);
+  return d3 * d4 <= 0;
+}

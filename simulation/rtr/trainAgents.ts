@@ -1,0 +1,221 @@
+// `train-agents` as a library: BC, PPO or RTR training of the shared traffic-agent policy with progress,
+// checkpoints a killed run resumes from, training curves, and the ONNX export with its metadata.
+import fs from 'node:fs';
+import path from 'node:path';
+import { writeFileAtomicSync } from '../../core/atomic.ts';
+import { makeDirs } from '../../core/dirs.ts';
+import { Rng } from '../../core/rng.ts';
+import { type LearnedModelSpec, LearnedPolicy, SyncInference } from '../agents/learned.ts';
+import { AGENTS } from '../agents/registry.ts';
+import type { Scenario } from '../scenario.ts';
+import { AgentModel, type AgentModelConfig } from './agentModel.ts';
+import { bcStep, demoScores, emptyBatch } from './bc.ts';
+import { curvesSvg } from './curves.ts';
+import { buildDemoSet, type DemoSet } from './demoData.ts';
+import { DEFAULT_DUAL_ASCENT, type DualAscentConfig } from './dualAscent.ts';
+import { closedLoopScores, type MeanScores } from './evaluate.ts';
+import { DEFAULT_PPO, type PpoConfig } from './ppo.ts';
+import { rlIteration } from './rtr.ts';
+
+export type TrainMode = 'bc' | 'ppo' | 'rtr';
+
+export interface TrainAgentsConfig {
+  mode: TrainMode;
+  /** BC: optimizer steps; PPO / RTR: closed-loop iterations. */
+  steps: number;
+  /** BC minibatch rows. */
+  batch: number;
+  /** Scenarios rolled out per PPO / RTR iteration. */
+  scenariosPerIteration: number;
+  /** Checkpoint every this many steps (BC) or iterations (PPO / RTR). */
+  checkpointEvery: number;
+  /** Curve point every this many BC steps. */
+  logEvery: number;
+  /** Initial λ of RTR. */
+  lambda: number;
+  seed: number;
+  ppo: PpoConfig;
+  dual: DualAscentConfig;
+  model: Partial<AgentModelConfig>;
+}
+
+export const DEFAULT_TRAIN_AGENTS: TrainAgentsConfig = {
+  mode: 'bc',
+  steps: 2000,
+  batch: 256,
+  scenariosPerIteration: 2,
+  checkpointEvery: 100,
+  logEvery: 50,
+  lambda: 0.5,
+  seed: 1,
+  ppo: DEFAULT_PPO,
+  dual: DEFAULT_DUAL_ASCENT,
+  model: {},
+};
+
+export interface TrainAgentsInput {
+  /** Logged scenarios with demonstrations. */
+  scenarios: Scenario[];
+  /** Procedurally generated long-tail scenarios (RL only). */
+  longtail?: Scenario[];
+  /** Held-back scenarios scored in closed loop at the end. */
+  evalScenarios?: Scenario[];
+  /** Names of the data, kept in the metadata. */
+  data: Record<string, string>;
+  out: string;
+  /** Start from another run's checkpoint (its parameters only). */
+  init?: string;
+  onProgress?: (done: number, total: number, status: string) => void;
+}
+
+export const TRAIN_FILES = {
+  checkpoint: 'checkpoint.safetensors',
+  model: 'agent.onnx',
+  meta: 'agent.json',
+  curves: 'curves.svg',
+  curveJson: 'curve.json',
+} as const;
+
+type CurvePoint = Record<string, number>;
+
+export interface TrainAgentsResult {
+  mode: TrainMode;
+  stepsDone: number;
+  resumedFrom: number;
+  parameters: number;
+  demos: { samples: number; expertSteps: number; infeasibleShare: number } | null;
+  curve: CurvePoint[];
+  heldOut: Record<string, MeanScores> | null;
+  lambda: number;
+}
+
+/** Train (or resume) a policy and export it; everything lands in `input.out`. */
+export async function trainAgents(input: TrainAgentsInput, over: Partial<TrainAgentsConfig> = {}): Promise<TrainAgentsResult> {
+  const cfg = { ...DEFAULT_TRAIN_AGENTS, ...over };
+  makeDirs(input.out);
+  const model = await AgentModel.create(cfg.model);
+  try {
+    const rng = new Rng(cfg.seed);
+    const ckpt = path.join(input.out, TRAIN_FILES.checkpoint);
+    let start = 0;
+    let lambda = cfg.mode === 'ppo' ? 1 : cfg.lambda;
+    let curve: CurvePoint[] = [];
+    if (fs.existsSync(ckpt)) {
+      const r = await model.loadCheckpoint(ckpt, rng);
+      const extra = r.extra as { mode: TrainMode; done: number; lambda: number; curve: CurvePoint[] };
+      if (extra.mode !== cfg.mode) throw new Error(`${ckpt}: a ${extra.mode} run, not ${cfg.mode} (use another --out)`);
+      start = extra.done;
+      lambda = extra.lambda;
+      curve = extra.curve;
+    } else if (input.init) {
+      await model.loadWeights(input.init);
+    }
+    const resumedFrom = start;
+    const needDemos = cfg.mode !== 'ppo';
+    const demos: DemoSet | undefined = needDemos
+      ? buildDemoSet(input.scenarios, model.bins, model.cfg.observation)
+      : undefined;
+    const save = (done: number) =>
+      model.saveCheckpoint(ckpt, model.trainer.stepCount, rng, { mode: cfg.mode, done, lambda, curve });
+    if (cfg.mode === 'bc') {
+      const b = emptyBatch(cfg.batch, model.obsSize);
+      let sum = 0;
+      let k = 0;
+      for (let s = start; s < cfg.steps; s++) {
+        sum += await bcStep(model, demos!, rng, b);
+        k++;
+        if ((s + 1) % cfg.logEvery === 0 || s + 1 === cfg.steps) {
+          curve.push({ step: s + 1, ce: sum / k });
+          input.onProgress?.(s + 1, cfg.steps, `ce ${(sum / k).toFixed(3)}`);
+          sum = 0;
+          k = 0;
+        }
+        if ((s + 1) % cfg.checkpointEvery === 0 || s + 1 === cfg.steps) await save(s + 1);
+      }
+    } else {
+      const pool = [...input.scenarios, ...(input.longtail ?? [])];
+      for (let it = start; it < cfg.steps; it++) {
+        const batch = Array.from({ length: Math.min(cfg.scenariosPerIteration, pool.length) }, () => pool[rng.int(pool.length)]);
+        const r = await rlIteration(model, batch, rng, { mode: cfg.mode, lambda, ppo: cfg.ppo, dual: cfg.dual, demos });
+        lambda = r.nextLambda;
+        curve.push({
+          iteration: it + 1,
+          return: r.meanEpisodeReturn,
+          collision: r.collisionRate,
+          offroad: r.offroadRate,
+          red_light: r.redLightRate,
+          infraction: r.infractionRate,
+          lambda: r.lambda,
+          ce: r.terms.ce ?? NaN,
+        });
+        input.onProgress?.(
+          it + 1,
+          cfg.steps,
+          `return ${r.meanEpisodeReturn.toFixed(2)} infractions ${(100 * r.infractionRate).toFixed(1)}% λ ${r.lambda.toFixed(2)}`,
+        );
+        if ((it + 1) % cfg.checkpointEvery === 0 || it + 1 === cfg.steps) await save(it + 1);
+      }
+    }
+    const settings: LearnedModelSpec & Record<string, unknown> = {
+      observation: model.cfg.observation,
+      bins: model.cfg.bins,
+      net: model.net.cfg,
+      mode: cfg.mode,
+      steps: cfg.steps,
+      batch: cfg.batch,
+      scenariosPerIteration: cfg.scenariosPerIteration,
+      ppo: cfg.ppo,
+      dual: cfg.dual,
+      lr: model.cfg.lr,
+      seed: cfg.seed,
+    };
+    let heldOut: Record<string, MeanScores> | null = null;
+    const bytes = model.onnxBytes();
+    if (input.evalScenarios?.length) {
+      const inf = new SyncInference(bytes, model.obsSize, model.bins.count);
+      try {
+        heldOut = {
+          [cfg.mode]: closedLoopScores(input.evalScenarios, () => new LearnedPolicy(inf, settings, { seed: 0 })),
+          cv: closedLoopScores(input.evalScenarios, () => AGENTS.cv()),
+        };
+      } finally {
+        inf.close();
+      }
+    }
+    const demoInfo = demos
+      ? { samples: demos.count, expertSteps: demos.expertSteps, infeasibleShare: demos.infeasibleSteps / Math.max(demos.expertSteps, 1) }
+      : null;
+    const heldDemo = demos && input.evalScenarios?.length
+      ? await demoScores(model, buildDemoSet(input.evalScenarios, model.bins, model.cfg.observation))
+      : null;
+    writeFileAtomicSync(path.join(input.out, TRAIN_FILES.model), bytes);
+    const meta = {
+      format: 'drivekit-agent-model/1',
+      settings,
+      parameters: model.parameterCount(),
+      data: { ...input.data, demonstrations: demoInfo },
+      heldOut: { closedLoop: heldOut, openLoop: heldDemo },
+      lambda,
+      curve,
+    };
+    writeFileAtomicSync(path.join(input.out, TRAIN_FILES.meta), JSON.stringify(meta, null, 1) + '\n');
+    const x = cfg.mode === 'bc' ? 'step' : 'iteration';
+    const keys = Object.keys(curve[0] ?? {}).filter((k) => k !== x);
+    writeFileAtomicSync(
+      path.join(input.out, TRAIN_FILES.curves),
+      curvesSvg(`drivekit train-agents --mode ${cfg.mode}`, x, keys.map((k) => ({ name: k, points: curve.map((p) => [p[x], p[k]] as const) }))),
+    );
+    return {
+      mode: cfg.mode,
+      stepsDone: Math.max(cfg.steps, start),
+      resumedFrom,
+      parameters: model.parameterCount(),
+      demos: demoInfo,
+      curve,
+      heldOut,
+      lambda,
+    };
+  } finally {
+    await model.dispose();
+  }
+}

@@ -1,0 +1,115 @@
+// `drivekit train-agents --mode <bc|ppo|rtr> --scenarios <…> [--longtail <kinds>] [--eval-scenarios <…>]
+// --out <dir>`: train the shared learned traffic-agent policy (RTR, Zhang et al. CoRL 2023) and export it.
+import type { Command } from 'commander';
+import { InputError } from '../../core/errors.ts';
+import { createProgress } from '../../core/progress.ts';
+import { longtailFromSpec, scenariosFromSpec } from '../../simulation/rtr/scenarioSpec.ts';
+import { DEFAULT_TRAIN_AGENTS, trainAgents, type TrainMode } from '../../simulation/rtr/trainAgents.ts';
+import { intOption, numberOption } from '../numberOption.ts';
+
+export interface TrainAgentsCliOptions {
+  mode: string;
+  scenarios: string;
+  longtail?: string;
+  evalScenarios?: string;
+  out: string;
+  steps?: number;
+  batch?: number;
+  perIteration?: number;
+  lambda?: number;
+  init?: string;
+  seed: number;
+  json?: boolean;
+}
+
+const MODES: readonly TrainMode[] = ['bc', 'ppo', 'rtr'];
+
+export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Record<string, unknown>> {
+  if (!MODES.includes(opts.mode as TrainMode))
+    throw new InputError('--mode', `must be one of ${MODES.join(', ')}, got '${opts.mode}'`);
+  const mode = opts.mode as TrainMode;
+  if (opts.longtail && mode === 'bc')
+    throw new InputError('--longtail', 'long-tail scenarios have no demonstrations: use --mode ppo or rtr');
+  const load = createProgress('scenarios', 0, { silent: opts.json });
+  const scenarios = scenariosFromSpec(opts.scenarios, '--scenarios', () => load.tick());
+  const evalScenarios = opts.evalScenarios ? scenariosFromSpec(opts.evalScenarios, '--eval-scenarios') : [];
+  const longtail = opts.longtail ? longtailFromSpec(opts.longtail, opts.seed) : [];
+  load.stop();
+  const steps = opts.steps ?? (mode === 'bc' ? DEFAULT_TRAIN_AGENTS.steps : 40);
+  const bar = createProgress(`train-agents ${mode}`, steps, { silent: opts.json });
+  const res = await trainAgents(
+    {
+      scenarios,
+      longtail,
+      evalScenarios,
+      data: {
+        scenarios: opts.scenarios,
+        longtail: opts.longtail ?? '',
+        evalScenarios: opts.evalScenarios ?? '',
+      },
+      out: opts.out,
+      init: opts.init,
+      onProgress: (done, _total, status) => bar.update(done, status),
+    },
+    {
+      mode,
+      steps,
+      seed: opts.seed,
+      ...(opts.batch !== undefined ? { batch: opts.batch } : {}),
+      ...(opts.perIteration !== undefined ? { scenariosPerIteration: opts.perIteration } : {}),
+      ...(opts.lambda !== undefined ? { lambda: opts.lambda } : {}),
+    },
+  );
+  bar.stop();
+  const summary = {
+    mode,
+    out: opts.out,
+    steps: res.stepsDone,
+    resumedFrom: res.resumedFrom,
+    parameters: res.parameters,
+    demonstrations: res.demos,
+    lambda: res.lambda,
+    last: res.curve[res.curve.length - 1] ?? null,
+    heldOut: res.heldOut,
+  };
+  if (!opts.json) {
+    const ho = res.heldOut
+      ? Object.entries(res.heldOut)
+          .map(([k, m]) => `  ${k.padEnd(4)} ADE ${m.ade_m.toFixed(2)} m  collision ${(100 * m.collision_rate).toFixed(1)}%  off-road ${(100 * m.offroad_rate).toFixed(1)}%  progress ${m.progress.toFixed(2)}`)
+          .join('\n')
+      : '  (no --eval-scenarios)';
+    process.stdout.write(
+      `${mode}: ${res.parameters} parameters, ${res.stepsDone} ${mode === 'bc' ? 'steps' : 'iterations'}` +
+        (res.resumedFrom ? ` (resumed at ${res.resumedFrom})` : '') +
+        `\nheld-out closed loop:\n${ho}\nwrote ${opts.out}/agent.onnx, agent.json, curves.svg\n`,
+    );
+  }
+  return summary;
+}
+
+export function register(program: Command): void {
+  program
+    .command('train-agents')
+    .description(
+      'train the learned traffic agents: behaviour cloning, PPO, or RTR (imitation + λ·PPO under an infraction constraint) in closed loop; exports agent.onnx',
+    )
+    .requiredOption('--mode <mode>', 'bc | ppo | rtr')
+    .requiredOption(
+      '--scenarios <spec>',
+      'logged training scenarios: town:A-B (synthetic town seeds) and/or scenario files or folders, comma-separated',
+    )
+    .requiredOption('--out <dir>', 'run folder: checkpoint (resumed when present), agent.onnx, agent.json, curves.svg')
+    .option('--longtail <kinds>', 'procedural long-tail scenarios for the RL term, kind[:count],… (ppo, rtr)')
+    .option('--eval-scenarios <spec>', 'held-back scenarios scored in closed loop at the end (same forms as --scenarios)')
+    .option('--steps <n>', 'BC optimizer steps, or PPO/RTR iterations (default 2000 / 40)', intOption('--steps', 1))
+    .option('--batch <n>', `BC minibatch rows (default ${DEFAULT_TRAIN_AGENTS.batch})`, intOption('--batch', 1))
+    .option('--per-iteration <n>', `scenarios rolled out per PPO/RTR iteration (default ${DEFAULT_TRAIN_AGENTS.scenariosPerIteration})`, intOption('--per-iteration', 1))
+    .option('--lambda <x>', `initial λ of RTR (default ${DEFAULT_TRAIN_AGENTS.lambda})`, numberOption('--lambda', { min: 0 }))
+    .option('--init <checkpoint>', "start from another run's parameters (e.g. RTR from a BC run's checkpoint.safetensors)")
+    .option('--seed <s>', 'random seed', intOption('--seed', 0), 1)
+    .option('--json', 'print the summary as one JSON line')
+    .action(async (opts: TrainAgentsCliOptions) => {
+      const summary = await runTrainAgents(opts);
+      if (opts.json) process.stdout.write(JSON.stringify(summary) + '\n');
+    });
+}
