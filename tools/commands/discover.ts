@@ -64,7 +64,7 @@ export function register(program: Command): void {
     .requiredOption('--log <log>', 'log directory')
     .option(
       '--method <name>',
-      "'discovery' (ground lines → clusters → boxes → tracks) or 'dbscan' (the classical baseline: RANSAC plane + DBSCAN + minimum-area rectangle, per sweep, written to dbscan.arrow)",
+      "'discovery' (ground lines → clusters → boxes → tracks) or 'dbscan' (the classical baseline: RANSAC plane + DBSCAN + minimum-area rectangle per sweep, within 80 m unless --range, written to dbscan.arrow)",
       'discovery',
     )
     .option(
