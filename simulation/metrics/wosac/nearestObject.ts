@@ -72,7 +72,10 @@ export function nearestObjectDistances(
       if (Math.abs(dx) - reach >= best) break;
       if (!valid[j]) continue;
       const dy = y[j] - ay;
-      if (Math.sqrt(dx * dx + dy * dy) - ri - radius[j] >= best) continue;
+      // Bounding circles: centre distance − both half diagonals ≤ d; compared squared, with a margin
+      // far above rounding, so a skipped agent is certainly not closer.
+      const reachJ = best + ri + radius[j] + 1e-9;
+      if (reachJ <= 0 || dx * dx + dy * dy > reachJ * reachJ) continue;
       const sj = shrink[j];
       const bc = cos[j];
       const bs = sin[j];

@@ -153,7 +153,7 @@ export function boxRoadEdgeDistances(
   stride: number,
 ): void {
   const { sx, sy, dx, dy, grid } = ix;
-  const { fineM, fx0, fy0, fineLen, fnx } = grid;
+  const { invFineM, fx0, fy0, fineLen, fnx } = grid;
   for (let e = 0; e < agents.length; e++) {
     const a = agents[e];
     if (!valid[a]) {
@@ -172,8 +172,8 @@ export function boxRoadEdgeDistances(
       const sw = corner & 2 ? -1 : 1;
       const px = x + sl * lx + sw * wx;
       const py = y + sl * ly + sw * wy;
-      const ci = Math.floor((px - fx0) / fineM);
-      const cj = Math.floor((py - fy0) / fineM);
+      const ci = Math.floor((px - fx0) * invFineM);
+      const cj = Math.floor((py - fy0) * invFineM);
       const start = grid.cellCandidates(ci, cj);
       let d: number;
       if (start < 0) d = signedDistanceToRoadEdge(ix, px, py);
@@ -181,8 +181,11 @@ export function boxRoadEdgeDistances(
         const pool = grid.pool;
         const end = start + fineLen[cj * fnx + ci];
         let best = Infinity;
+        let best2 = Infinity;
         let g = -1;
         let bestT = 0;
+        // Candidates ascend by index, so a later one wins only by a smaller distance, or an equal one
+        // (its square may still be larger): the square root is only taken when it can matter.
         for (let q = start; q < end; q++) {
           const h = pool[q];
           const ax = px - sx[h];
@@ -192,9 +195,12 @@ export function boxRoadEdgeDistances(
           const c = t < 0 ? 0 : t > 1 ? 1 : t;
           const ex = ax - dx[h] * c;
           const ey = ay - dy[h] * c;
-          const dist = Math.sqrt(ex * ex + ey * ey);
+          const e2 = ex * ex + ey * ey;
+          if (e2 > best2) continue; // sqrt(e2) ≥ best, and a tie would need a lower index
+          const dist = Math.sqrt(e2);
           if (dist < best || (dist === best && h < g)) {
             best = dist;
+            best2 = e2;
             g = h;
             bestT = t;
           }

@@ -32,6 +32,8 @@ export class SegmentGrid {
   private readonly items: Int32Array;
   // Fine table: per cell the offset of its candidates in `pool` (or UNBUILT / RING) and their count.
   readonly fineM: number;
+  /** 1 / fineM: a cell index off by rounding at a cell's border is harmless (see buildCell's slack). */
+  readonly invFineM: number;
   readonly fx0: number;
   readonly fy0: number;
   readonly fnx: number;
@@ -98,6 +100,7 @@ export class SegmentGrid {
     const w = x1 - x0 + 2 * FINE_MARGIN_M;
     const h = y1 - y0 + 2 * FINE_MARGIN_M;
     this.fineM = Math.max(fineCellM, Math.sqrt((w * h) / MAX_FINE_CELLS));
+    this.invFineM = 1 / this.fineM;
     this.fx0 = x0 - FINE_MARGIN_M;
     this.fy0 = y0 - FINE_MARGIN_M;
     this.fnx = n === 0 ? 0 : Math.ceil(w / this.fineM);
@@ -143,8 +146,8 @@ export class SegmentGrid {
 
   /** Index of the segment nearest (px, py) (ties: the lowest index), −1 without segments; sets `dist`. */
   nearest(px: number, py: number): number {
-    const i = Math.floor((px - this.fx0) / this.fineM);
-    const j = Math.floor((py - this.fy0) / this.fineM);
+    const i = Math.floor((px - this.fx0) * this.invFineM);
+    const j = Math.floor((py - this.fy0) * this.invFineM);
     if (i >= 0 && i < this.fnx && j >= 0 && j < this.fny) {
       const c = j * this.fnx + i; // (NaN fails the test above)
       let s = this.fineStart[c];
@@ -179,7 +182,8 @@ export class SegmentGrid {
     const cx0 = this.fx0 + i * f;
     const cy0 = this.fy0 + j * f;
     this.nearestRing(cx0 + f / 2, cy0 + f / 2);
-    // A little slack so rounding in the distances can only add candidates.
+    // A little slack so rounding in the distances (and a query point rounded into a neighbouring
+    // cell) can only add candidates.
     const u = (this.dist + f * Math.SQRT1_2) * (1 + 1e-9) + 1e-9;
     const start = this.poolLen;
     let count = 0;
@@ -212,6 +216,8 @@ export class SegmentGrid {
       this.fineStart[c] = RING;
       return RING;
     }
+    // Ascending segment order: a later candidate can then only tie with a lower index by being nearer.
+    this.pool.subarray(start, start + count).sort();
     this.fineStart[c] = start;
     this.fineLen[c] = count;
     return start;
