@@ -6,5 +6,14 @@ import { selftrainDemo } from './selftrain.ts';
 import { simulate } from './simulate.ts';
 import { synth } from './synth.ts';
 import { tokenizeDemo } from './tokenize.ts';
+import { forecastDemo } from './forecast.ts';
 
-export const DEMO_STEPS: DemoStep[] = [synth, importKitti, discover, selftrainDemo, tokenizeDemo, simulate];
+export const DEMO_STEPS: DemoStep[] = [
+  synth,
+  importKitti,
+  discover,
+  selftrainDemo,
+  tokenizeDemo,
+  forecastDemo,
+  simulate,
+];
