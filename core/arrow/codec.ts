@@ -10,7 +10,7 @@ import {
   numericData,
   readBool,
   readFixedList,
-  readNumeric,
+  readColumnAs,
   readUtf8,
   utf8Data,
 } from './columns.ts';
@@ -45,12 +45,12 @@ export function sensorFrameToBatch(frame: SensorFrame): RecordBatch {
 export function batchToPointCloud(batch: RecordBatch, where = 'sensor frame'): PointCloud {
   validateSchema(batch.schema, 'sensorFrame', where);
   return {
-    x: readNumeric<Float32Array>(batch, 'x'),
-    y: readNumeric<Float32Array>(batch, 'y'),
-    z: readNumeric<Float32Array>(batch, 'z'),
-    intensity: readNumeric<Float32Array>(batch, 'intensity'),
-    ring: readNumeric<Uint16Array>(batch, 'ring'),
-    tOffset: readNumeric<Float32Array>(batch, 't_offset'),
+    x: readColumnAs(batch, 'x', Float32Array, NaN),
+    y: readColumnAs(batch, 'y', Float32Array, NaN),
+    z: readColumnAs(batch, 'z', Float32Array, NaN),
+    intensity: readColumnAs(batch, 'intensity', Float32Array),
+    ring: readColumnAs(batch, 'ring', Uint16Array),
+    tOffset: readColumnAs(batch, 't_offset', Float32Array),
   };
 }
 
@@ -104,18 +104,19 @@ export function boxesToBatch(b: Boxes, metadata: Record<string, string> = {}): R
 export function batchToBoxes(batch: RecordBatch, where = 'boxes'): Boxes {
   validateSchema(batch.schema, 'boxes', where);
   return {
-    frameIndex: readNumeric<Int32Array>(batch, 'frame_index'),
-    trackId: readNumeric<Int32Array>(batch, 'track_id'),
-    label: readUtf8(batch, 'label'),
-    score: readNumeric<Float32Array>(batch, 'score'),
-    cx: readNumeric<Float32Array>(batch, 'cx'),
-    cy: readNumeric<Float32Array>(batch, 'cy'),
-    cz: readNumeric<Float32Array>(batch, 'cz'),
-    length: readNumeric<Float32Array>(batch, 'length'),
-    width: readNumeric<Float32Array>(batch, 'width'),
-    height: readNumeric<Float32Array>(batch, 'height'),
-    yaw: readNumeric<Float32Array>(batch, 'yaw'),
-    numPoints: readNumeric<Int32Array>(batch, 'num_points'),
+    frameIndex: readColumnAs(batch, 'frame_index', Int32Array),
+    // Nulls (no track, unknown point count, no score) become the in-memory markers.
+    trackId: readColumnAs(batch, 'track_id', Int32Array, -1),
+    label: readUtf8(batch, 'label', 'object'),
+    score: readColumnAs(batch, 'score', Float32Array, 1),
+    cx: readColumnAs(batch, 'cx', Float32Array),
+    cy: readColumnAs(batch, 'cy', Float32Array),
+    cz: readColumnAs(batch, 'cz', Float32Array),
+    length: readColumnAs(batch, 'length', Float32Array),
+    width: readColumnAs(batch, 'width', Float32Array),
+    height: readColumnAs(batch, 'height', Float32Array),
+    yaw: readColumnAs(batch, 'yaw', Float32Array),
+    numPoints: readColumnAs(batch, 'num_points', Int32Array, -1),
   };
 }
 
@@ -142,18 +143,18 @@ export function batchToAgentStates(batch: RecordBatch, where = 'agent states'): 
   validateSchema(batch.schema, 'agentStates', where);
   return {
     scenarioId: readUtf8(batch, 'scenario_id'),
-    step: readNumeric<Int32Array>(batch, 'step'),
-    agentId: readNumeric<Int32Array>(batch, 'agent_id'),
-    type: readUtf8(batch, 'type'),
-    x: readNumeric<Float32Array>(batch, 'x'),
-    y: readNumeric<Float32Array>(batch, 'y'),
-    z: readNumeric<Float32Array>(batch, 'z'),
-    yaw: readNumeric<Float32Array>(batch, 'yaw'),
-    vx: readNumeric<Float32Array>(batch, 'vx'),
-    vy: readNumeric<Float32Array>(batch, 'vy'),
-    length: readNumeric<Float32Array>(batch, 'length'),
-    width: readNumeric<Float32Array>(batch, 'width'),
-    height: readNumeric<Float32Array>(batch, 'height'),
+    step: readColumnAs(batch, 'step', Int32Array),
+    agentId: readColumnAs(batch, 'agent_id', Int32Array),
+    type: readUtf8(batch, 'type', 'other'),
+    x: readColumnAs(batch, 'x', Float32Array),
+    y: readColumnAs(batch, 'y', Float32Array),
+    z: readColumnAs(batch, 'z', Float32Array),
+    yaw: readColumnAs(batch, 'yaw', Float32Array),
+    vx: readColumnAs(batch, 'vx', Float32Array),
+    vy: readColumnAs(batch, 'vy', Float32Array),
+    length: readColumnAs(batch, 'length', Float32Array),
+    width: readColumnAs(batch, 'width', Float32Array),
+    height: readColumnAs(batch, 'height', Float32Array),
     valid: readBool(batch, 'valid'),
   };
 }
@@ -190,7 +191,7 @@ export function batchToTokens(batch: RecordBatch, where = 'tokens'): TokenGrid[]
   const rows = Number(batch.schema.metadata.get('grid_rows'));
   const cols = Number(batch.schema.metadata.get('grid_cols'));
   if (!(rows > 0 && cols > 0)) throw new SchemaError(`${where}: metadata grid_rows/grid_cols missing`);
-  const frameIndex = readNumeric<Int32Array>(batch, 'frame_index');
+  const frameIndex = readColumnAs(batch, 'frame_index', Int32Array);
   const poses = readFixedList<Float64Array>(batch, 'pose');
   const tokens = readFixedList<Int32Array>(batch, 'tokens');
   const cells = rows * cols;

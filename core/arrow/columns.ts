@@ -3,7 +3,7 @@
 import {
   Bool,
   type Data,
-  type DataType,
+  DataType,
   Field,
   FixedSizeList,
   Float32,
@@ -99,12 +99,67 @@ export function readFixedList<T extends Float64Array | Int32Array>(batch: Record
   return (child.values as T).subarray(start, start + d.length * size) as T;
 }
 
-export function readUtf8(batch: RecordBatch, name: string): string[] {
+type NumericCtor<T> = { new (n: number): T; readonly BYTES_PER_ELEMENT: number };
+
+/**
+ * A numeric column as a `ctor` array: a view when the column already has that layout and no nulls (the
+ * hot path: frames and boxes drivekit wrote), else converted row by row, nulls becoming `nullValue`.
+ * This is how files from other writers are read (issue 19): Int64 indices (Polars, pandas), Float64
+ * values, integer booleans, dictionary-encoded numbers. Integers out of the target's range are an error.
+ */
+export function readColumnAs<T extends Numeric | Uint8Array>(
+  batch: RecordBatch,
+  name: string,
+  ctor: NumericCtor<T>,
+  nullValue = 0,
+): T {
   const col = batch.getChild(name);
   if (!col) throw new Error(`column '${name}' is missing`);
-  return Array.from(col.toArray() as Iterable<string>, (s) => String(s));
+  const one = col.data.length === 1 ? col.data[0] : null;
+  if (
+    one &&
+    one.nullCount === 0 &&
+    one.values instanceof ctor &&
+    !DataType.isDictionary(one.type) &&
+    !DataType.isBool(one.type)
+  ) {
+    return (one.values as T).subarray(one.offset, one.offset + one.length) as T;
+  }
+  const n = col.length;
+  const out = new ctor(n);
+  const big = out instanceof BigInt64Array;
+  const intTarget = out instanceof Int32Array || out instanceof Uint16Array || out instanceof Uint8Array;
+  const probe = intTarget ? new ctor(1) : null;
+  for (let i = 0; i < n; i++) {
+    const v = col.get(i) as number | bigint | boolean | null;
+    if (big) {
+      (out as BigInt64Array)[i] = v === null ? BigInt(nullValue) : BigInt(v as number | bigint);
+      continue;
+    }
+    const x = v === null ? nullValue : Number(v);
+    if (probe) {
+      probe[0] = x;
+      if (probe[0] !== x)
+        throw new Error(`column '${name}': row ${i} holds ${String(v)}, outside the range of ${ctor.name}`);
+    }
+    out[i] = x;
+  }
+  return out;
 }
 
+/** A string column (Utf8, LargeUtf8, Utf8View or dictionary-encoded) as strings; nulls become `nullValue`. */
+export function readUtf8(batch: RecordBatch, name: string, nullValue = ''): string[] {
+  const col = batch.getChild(name);
+  if (!col) throw new Error(`column '${name}' is missing`);
+  const out = new Array<string>(col.length);
+  for (let i = 0; i < col.length; i++) {
+    const v = col.get(i) as unknown;
+    out[i] = v === null || v === undefined ? nullValue : String(v);
+  }
+  return out;
+}
+
+/** A boolean column (or integers, 0 = false) as 0/1 bytes; nulls are false. */
 export function readBool(batch: RecordBatch, name: string): Uint8Array {
   const col = batch.getChild(name);
   if (!col) throw new Error(`column '${name}' is missing`);

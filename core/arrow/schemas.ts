@@ -26,6 +26,15 @@ export const SCHEMA_VERSIONS = {
 
 export type RecordKind = keyof typeof SCHEMA_VERSIONS;
 
+/** Every version a reader accepts per kind, the current one first (older logs stay readable). */
+export const READABLE_VERSIONS: Record<RecordKind, readonly string[]> = {
+  sensorFrame: [SCHEMA_VERSIONS.sensorFrame],
+  boxes: [SCHEMA_VERSIONS.boxes],
+  agentStates: [SCHEMA_VERSIONS.agentStates],
+  tokens: [SCHEMA_VERSIONS.tokens],
+  poses: [SCHEMA_VERSIONS.poses],
+};
+
 const f = (name: string, type: DataType) => new Field(name, type, false);
 const poseType = () => new FixedSizeList(16, new Field('item', new Float64(), false));
 

@@ -1,7 +1,7 @@
 // Arrow records: point clouds wrap typed arrays without copying; SensorFrames, Boxes, AgentStates and
 // Tokens round-trip through IPC bytes unchanged; missing columns, two batches or a cut body are named errors.
 import { describe, expect, it } from 'vitest';
-import { Field, Float64, RecordBatch, RecordBatchStreamWriter, Schema } from 'apache-arrow';
+import { Field, Float64, RecordBatch, RecordBatchStreamWriter, Schema, Utf8 } from 'apache-arrow';
 import { Message } from 'apache-arrow/ipc/metadata/message';
 import {
   agentStatesToBatch,
@@ -150,9 +150,12 @@ describe('arrow records', () => {
   it('names the missing or mistyped column', () => {
     const fields = FIELDS.sensorFrame.filter((f) => f.name !== 'ring');
     expect(() => validateSchema(new Schema(fields), 'sensorFrame')).toThrow(/column 'ring' is missing/);
-    const wrong = FIELDS.sensorFrame.map((f) => (f.name === 'z' ? new Field('z', new Float64()) : f));
+    // Float64 coordinates are readable (converted, issue 19); a string is not a coordinate.
+    const wide = FIELDS.sensorFrame.map((f) => (f.name === 'z' ? new Field('z', new Float64()) : f));
+    expect(() => validateSchema(new Schema(wide), 'sensorFrame')).not.toThrow();
+    const wrong = FIELDS.sensorFrame.map((f) => (f.name === 'z' ? new Field('z', new Utf8()) : f));
     expect(() => validateSchema(new Schema(wrong), 'sensorFrame')).toThrow(
-      /column 'z' has type Float64, expected Float32/,
+      /column 'z' has type Utf8, expected Float32/,
     );
     expect(() => validateSchema(schemaFor('boxes'), 'sensorFrame')).toThrow(SchemaError);
     expect(() => validateSchema(schemaFor('sensorFrame'), 'sensorFrame')).not.toThrow();
