@@ -85,8 +85,14 @@ export async function replaceLogPoses(
     }
   }
   meta.trajectoryExtent = meta.frameCount ? { min, max } : null;
+  // Readers note a log without poses as "none given…" and stages then ignore poses.arrow; the note now
+  // says where the poses came from, keeping the source's own note after it.
+  const note = typeof meta.extra.poses === 'string' ? meta.extra.poses : '';
   meta.extra = {
     ...meta.extra,
+    poses: note.startsWith('estimated by odometry')
+      ? note
+      : `estimated by odometry (source: ${note || (sourceKept ? SOURCE_POSES_FILE : 'none')})`,
     posesEstimatedBy: provenance,
     sourcePoses: sourceKept ? SOURCE_POSES_FILE : (meta.extra.sourcePoses ?? null),
   };

@@ -1,5 +1,6 @@
 // Which poses odometry scores against: the source's (kept as poses.source.arrow), never an earlier estimate
 // written into poses.arrow of a log imported without poses (that once scored kitti-raw-78 against itself).
+import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { identityPose, poseFromTranslationYaw } from '../../core/geometry/pose.ts';
@@ -33,6 +34,9 @@ describe('sourcePosesOf', () => {
     expect(sourcePosesOf(dir)).toBeNull();
     await replaceLogPoses(dir, flat([identityPose(), poseFromTranslationYaw(1, 0, 0, 0)]), ts, { m: 'x' });
     expect(sourcePosesOf(dir)).toBeNull();
+    // Stages read "none given…" as no poses: the note must now say they were estimated.
+    const meta = JSON.parse(fs.readFileSync(path.join(dir, 'meta.json'), 'utf8'));
+    expect(meta.extra.poses).toMatch(/^estimated by odometry/);
   });
 
   it("is the source's poses, before and after they were replaced", async () => {
