@@ -120,11 +120,14 @@ function countBins(
  * computed for the log and for every rollout (history from the log, future simulated and always
  * valid); each component is exp(mean log-likelihood) over the scored agents' valid steps (time
  * series) or over the scored agents (collision, off-road, red light), as the official code pools them.
+ * `nearestObjectCapM` bounds the nearest-object search (default: nearestObjectCap, which changes no
+ * score; Infinity measures every distance, as tests do to check that).
  */
 export function scoreScenarioRollouts(
   s: Scenario,
   r: ScenarioRollouts,
   config: WosacConfig = WOSAC_2025_CONFIG,
+  nearestObjectCapM: number = nearestObjectCap(config),
 ): WosacScenarioScore {
   const F = s.numSteps;
   const H = s.currentStep + 1;
@@ -143,7 +146,7 @@ export function scoreScenarioRollouts(
     roadEdges: roadEdgeIndexOf(s.map.roadEdges),
     lights: lightIndexOf(s.map, config.officialLaneDistance),
     cornerRoundingFactor: config.cornerRoundingFactor,
-    nearestObjectCapM: nearestObjectCap(config),
+    nearestObjectCapM,
     frame: new InteractionFrame(
       Float64Array.from(r.agentRows, (row) => ag.length[row]),
       Float64Array.from(r.agentRows, (row) => ag.width[row]),
