@@ -97,9 +97,9 @@ export const benchmarks: Benchmark[] = [
     names: ['sim_rollouts_metrics'],
     async run(emit) {
       const { rollouts: N } = SIM_METRICS_BENCH;
-      // Warm-up (JIT) on one small scenario set, untimed.
+      // Warm-up (JIT) on one scenario with every rollout, untimed.
       const warm = metricScenarios(1);
-      idmRollouts(warm, 2).forEach((r, i) => scoreScenarioRollouts(warm[i], r));
+      idmRollouts(warm, N).forEach((r, i) => scoreScenarioRollouts(warm[i], r));
       const scenarios = metricScenarios(scenarioCount());
       const c0 = cpuS();
       const t0 = performance.now();
