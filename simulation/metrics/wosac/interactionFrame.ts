@@ -27,6 +27,8 @@ export class InteractionFrame {
   readonly coreHalfLength: Float64Array;
   readonly coreHalfWidth: Float64Array;
   roundingFactor = NaN;
+  /** Per agent, the nearest agent found last time (−1: none): measured first next time, a hint only. */
+  readonly nearestHint: Int32Array;
   /** Agents sorted by x (kept between steps: insertion sort on an almost sorted order is linear). */
   readonly order: Int32Array;
   /** Position of each agent in `order`. */
@@ -54,6 +56,7 @@ export class InteractionFrame {
     }
     this.maxRadius = m;
     this.maxExtent = e;
+    this.nearestHint = new Int32Array(n).fill(-1);
     this.shrink = new Float64Array(n);
     this.coreHalfLength = new Float64Array(n);
     this.coreHalfWidth = new Float64Array(n);

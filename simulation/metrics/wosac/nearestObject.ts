@@ -47,6 +47,7 @@ export function nearestObjectDistances(
 ): void {
   f.setRounding(factor);
   const { x, y, cos, sin, valid, radius, order, rank, shrink, coreHalfLength, coreHalfWidth } = f;
+  const hint = f.nearestHint;
   const n = f.n;
   const start = capM < EXTREMELY_LARGE_DISTANCE ? capM : EXTREMELY_LARGE_DISTANCE;
   for (let e = 0; e < agents.length; e++) {
@@ -63,14 +64,25 @@ export function nearestObjectDistances(
     const ay = y[i];
     let lo = rank[i] - 1;
     let hi = rank[i] + 1;
-    while (lo >= 0 || hi < n) {
-      // The side whose next agent is nearer in x; when even it is out of reach, so is everything.
-      const dLo = lo >= 0 ? ax - x[order[lo]] : Infinity;
-      const dHi = hi < n ? x[order[hi]] - ax : Infinity;
-      const j = dLo <= dHi ? order[lo--] : order[hi++];
-      const dx = x[j] - ax;
-      if (Math.abs(dx) - reach >= best) break;
+    // Last frame's nearest agent goes first (any agent would do: it only tightens the bound early),
+    // and is not measured again in the sweep.
+    const first = hint[i] !== i ? hint[i] : -1;
+    let sweeping = first < 0;
+    let j = first;
+    let bestJ = -1;
+    for (;;) {
+      if (sweeping) {
+        if (lo < 0 && hi >= n) break;
+        // The side whose next agent is nearer in x; when even it is out of reach, so is everything.
+        const dLo = lo >= 0 ? ax - x[order[lo]] : Infinity;
+        const dHi = hi < n ? x[order[hi]] - ax : Infinity;
+        j = dLo <= dHi ? order[lo--] : order[hi++];
+        if (Math.abs(x[j] - ax) - reach >= best) break;
+        if (j === first) continue;
+      }
+      sweeping = true;
       if (!valid[j]) continue;
+      const dx = x[j] - ax;
       const dy = y[j] - ay;
       // Bounding circles: centre distance − both half diagonals ≤ d; compared squared, with a margin
       // far above rounding, so a skipped agent is certainly not closer.
@@ -130,8 +142,12 @@ export function nearestObjectDistances(
         core = Math.sqrt(d2);
       }
       const d = core - si - sj;
-      if (d < best) best = d;
+      if (d < best) {
+        best = d;
+        bestJ = j;
+      }
     }
+    hint[i] = bestJ;
     out[o0 + e * stride] = best < capM ? best : EXTREMELY_LARGE_DISTANCE;
   }
 }
