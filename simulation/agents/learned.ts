@@ -37,9 +37,11 @@ export function modelMetaPath(onnx: string): string {
 
 /** Read a learned agent model: the ONNX bytes and its observation / action-bin settings. */
 export function readLearnedModel(onnx: string): { bytes: Uint8Array; spec: LearnedModelSpec } {
-  if (!fs.existsSync(onnx)) throw new InputError(onnx, 'no such model file (train one with drivekit train-agents)');
+  if (!fs.existsSync(onnx))
+    throw new InputError(onnx, 'no such model file (train one with drivekit train-agents)');
   const metaFile = modelMetaPath(onnx);
-  if (!fs.existsSync(metaFile)) throw new InputError(metaFile, 'missing: the learned model needs its metadata JSON');
+  if (!fs.existsSync(metaFile))
+    throw new InputError(metaFile, 'missing: the learned model needs its metadata JSON');
   let meta: { settings?: Partial<LearnedModelSpec> };
   try {
     meta = JSON.parse(fs.readFileSync(metaFile, 'utf8')) as typeof meta;
@@ -48,7 +50,10 @@ export function readLearnedModel(onnx: string): { bytes: Uint8Array; spec: Learn
   }
   const s = meta?.settings;
   if (!s?.observation || !s?.bins)
-    throw new InputError(metaFile, "no settings.observation / settings.bins (not a drivekit agent model's metadata)");
+    throw new InputError(
+      metaFile,
+      "no settings.observation / settings.bins (not a drivekit agent model's metadata)",
+    );
   return { bytes: new Uint8Array(fs.readFileSync(onnx)), spec: { observation: s.observation, bins: s.bins } };
 }
 
@@ -83,12 +88,22 @@ export class SyncInference {
     this.outBuf = new Float32Array(out);
     this.capacity = capacity;
     const w = startTsWorker(new URL('./learnedWorker.ts', import.meta.url), {
-      workerData: { model: this.model, threads: this.threads, ctrl, obs, out, err, obsSize: this.obsSize, actions: this.actions },
+      workerData: {
+        model: this.model,
+        threads: this.threads,
+        ctrl,
+        obs,
+        out,
+        err,
+        obsSize: this.obsSize,
+        actions: this.actions,
+      },
     });
     w.unref();
     this.worker = w;
     this.waitWhile(0, 'start');
-    if (Atomics.load(this.ctrl, 0) !== 4) throw new Error(`learned agent: inference thread failed to start ${this.lastError()}`);
+    if (Atomics.load(this.ctrl, 0) !== 4)
+      throw new Error(`learned agent: inference thread failed to start ${this.lastError()}`);
   }
 
   private waitWhile(state: number, what: string): void {
@@ -110,7 +125,8 @@ export class SyncInference {
     this.waitWhile(1, 'run');
     const state = Atomics.load(this.ctrl, 0);
     Atomics.store(this.ctrl, 0, 4);
-    if (state !== 2) throw new Error(`learned agent: inference failed: ${this.lastError() || 'unknown error'}`);
+    if (state !== 2)
+      throw new Error(`learned agent: inference failed: ${this.lastError() || 'unknown error'}`);
     return this.outBuf.subarray(0, n * this.actions);
   }
 
@@ -169,7 +185,16 @@ export class LearnedPolicy implements Policy {
     const logits = this.inference.run(this.obs, n);
     const t = env.stepCount;
     const mode = this.opts.seed === undefined ? 'argmax' : 'sample';
-    selectActions(logits, n, this.bins.count, mode, (q) => uniformAt(this.keys[agents[q]], t, 11), this.action, this.logp, this.opts.temperature);
+    selectActions(
+      logits,
+      n,
+      this.bins.count,
+      mode,
+      (q) => uniformAt(this.keys[agents[q]], t, 11),
+      this.action,
+      this.logp,
+      this.opts.temperature,
+    );
     writeActions(env, agents, this.action, this.bins);
   }
 }
@@ -181,7 +206,15 @@ export function learnedAgent(onnx: string, threads = 2): (opts?: LearnedOptions)
   let entry = cache.get(onnx);
   if (!entry) {
     const { bytes, spec } = readLearnedModel(onnx);
-    entry = { inference: new SyncInference(bytes, observationSize(spec.observation), new ActionBins(spec.bins).count, threads), spec };
+    entry = {
+      inference: new SyncInference(
+        bytes,
+        observationSize(spec.observation),
+        new ActionBins(spec.bins).count,
+        threads,
+      ),
+      spec,
+    };
     cache.set(onnx, entry);
   }
   const e = entry;

@@ -69,4 +69,7 @@ async function serve(): Promise<void> {
   }
 }
 
+// A pending Atomics.waitAsync does not keep a thread's event loop alive: without this timer the idle
+// thread would exit between requests and the main thread would wait forever.
+setInterval(() => {}, 1 << 30);
 serve().catch(fail);

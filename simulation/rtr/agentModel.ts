@@ -107,13 +107,18 @@ export class AgentModel {
 
   /** Logits [n, actions] and values [n] of n observations on the current parameters. */
   async evaluate(obs: Float32Array, n: number): Promise<{ logits: Float32Array; value: Float32Array }> {
-    const r = await this.infer.run({ obs: { data: obs.subarray(0, n * this.obsSize), dims: [n, this.obsSize] } });
+    const r = await this.infer.run({
+      obs: { data: obs.subarray(0, n * this.obsSize), dims: [n, this.obsSize] },
+    });
     return { logits: r.logits.data as Float32Array, value: r.value.data as Float32Array };
   }
 
   /** The inference model (obs → logits, value) with the current weights, as ONNX bytes. */
   onnxBytes(): Uint8Array {
-    return nn.exportOnnxBytes(this.inference.graph, { logits: this.inference.logits, value: this.inference.value });
+    return nn.exportOnnxBytes(this.inference.graph, {
+      logits: this.inference.logits,
+      value: this.inference.value,
+    });
   }
 
   parameterCount(): number {
@@ -121,12 +126,22 @@ export class AgentModel {
   }
 
   async saveCheckpoint(path: string, step: number, rng: nn.Rng, extra: unknown): Promise<void> {
-    await nn.saveCheckpoint(path, { step, params: this.net.params, optimizer: this.optimizer, rngs: { data: rng }, extra });
+    await nn.saveCheckpoint(path, {
+      step,
+      params: this.net.params,
+      optimizer: this.optimizer,
+      rngs: { data: rng },
+      extra,
+    });
   }
 
   /** Restore from a checkpoint; returns its step and extra. */
   async loadCheckpoint(path: string, rng: nn.Rng): Promise<{ step: number; extra: unknown }> {
-    const r = await nn.loadCheckpoint(path, { params: this.net.params, optimizer: this.optimizer, rngs: { data: rng } });
+    const r = await nn.loadCheckpoint(path, {
+      params: this.net.params,
+      optimizer: this.optimizer,
+      rngs: { data: rng },
+    });
     this.trainer.stepCount = r.step;
     return r;
   }

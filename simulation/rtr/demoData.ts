@@ -45,7 +45,9 @@ export function buildDemoSet(
   for (let b = 0; b < scenarios.length; b += o.batchScenarios) {
     // From step 0, so every logged step is a sample; agents absent at step 0 join the env only if valid there.
     const batch = scenarios.slice(b, b + o.batchScenarios).map((s) => ({ ...s, currentStep: 0 }));
-    const demos: Demonstrations[] = batch.map((s) => inverseDemonstrations(s.agents, s.numSteps, s.dtS, bins));
+    const demos: Demonstrations[] = batch.map((s) =>
+      inverseDemonstrations(s.agents, s.numSteps, s.dtS, bins),
+    );
     for (const d of demos) {
       for (let j = 0; j < d.action.length; j++) {
         if (d.infeasible[j]) infeasibleSteps++;

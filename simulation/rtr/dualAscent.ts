@@ -13,7 +13,11 @@ export interface DualAscentConfig {
 export const DEFAULT_DUAL_ASCENT: DualAscentConfig = { targetRate: 0.02, stepSize: 20, maxLambda: 10 };
 
 /** λ after one dual-ascent step on the measured infraction rate: up when above target, down when below. */
-export function dualAscent(lambda: number, infractionRate: number, cfg: DualAscentConfig = DEFAULT_DUAL_ASCENT): number {
+export function dualAscent(
+  lambda: number,
+  infractionRate: number,
+  cfg: DualAscentConfig = DEFAULT_DUAL_ASCENT,
+): number {
   const next = lambda + cfg.stepSize * (infractionRate - cfg.targetRate);
   return Math.min(cfg.maxLambda, Math.max(0, next));
 }

@@ -42,8 +42,16 @@ export async function rlIteration(
 ): Promise<IterationResult> {
   const exp = await collectExperience(model, scenarios, rng);
   const coef: [number, number] = o.mode === 'ppo' ? [0, 1] : [1, o.lambda];
-  const terms = await ppoUpdate(model, exp, rng, coef, o.ppo ?? DEFAULT_PPO, o.mode === 'rtr' ? o.demos : undefined);
-  const nextLambda = o.mode === 'rtr' ? dualAscent(o.lambda, exp.infractionRate, o.dual ?? DEFAULT_DUAL_ASCENT) : o.lambda;
+  const terms = await ppoUpdate(
+    model,
+    exp,
+    rng,
+    coef,
+    o.ppo ?? DEFAULT_PPO,
+    o.mode === 'rtr' ? o.demos : undefined,
+  );
+  const nextLambda =
+    o.mode === 'rtr' ? dualAscent(o.lambda, exp.infractionRate, o.dual ?? DEFAULT_DUAL_ASCENT) : o.lambda;
   return {
     meanEpisodeReturn: exp.meanEpisodeReturn,
     collisionRate: exp.collisionRate,

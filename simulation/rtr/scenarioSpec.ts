@@ -23,7 +23,10 @@ export function parseTownSeeds(spec: string, flag: string): number[] {
  */
 export function scenariosFromSpec(spec: string, flag: string, onScenario?: () => void): Scenario[] {
   const out: Scenario[] = [];
-  for (const part of spec.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of spec
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     if (part.startsWith('town:')) {
       for (const seed of parseTownSeeds(part, flag)) {
         out.push(generateTown({ seed }, 91).scenario);
@@ -43,12 +46,19 @@ export function scenariosFromSpec(spec: string, flag: string, onScenario?: () =>
 /** Long-tail scenarios of `kind[:count],…` (default 4 each), from `seed`; their own controlled flags. */
 export function longtailFromSpec(spec: string, seed: number): Scenario[] {
   const out: Scenario[] = [];
-  for (const part of spec.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of spec
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const [kind, n] = part.split(':');
     if (!Object.hasOwn(LONGTAIL_KINDS, kind))
-      throw new InputError('--longtail', `unknown kind '${kind}' (known: ${Object.keys(LONGTAIL_KINDS).join(', ')})`);
+      throw new InputError(
+        '--longtail',
+        `unknown kind '${kind}' (known: ${Object.keys(LONGTAIL_KINDS).join(', ')})`,
+      );
     const count = n === undefined ? 4 : Number(n);
-    if (!Number.isInteger(count) || count < 1) throw new InputError('--longtail', `'${part}': count must be a whole number ≥ 1`);
+    if (!Number.isInteger(count) || count < 1)
+      throw new InputError('--longtail', `'${part}': count must be a whole number ≥ 1`);
     for (const l of generateLongtail(kind, count, seed)) out.push(l.scenario);
   }
   return out;

@@ -90,7 +90,10 @@ export interface TrainAgentsResult {
 }
 
 /** Train (or resume) a policy and export it; everything lands in `input.out`. */
-export async function trainAgents(input: TrainAgentsInput, over: Partial<TrainAgentsConfig> = {}): Promise<TrainAgentsResult> {
+export async function trainAgents(
+  input: TrainAgentsInput,
+  over: Partial<TrainAgentsConfig> = {},
+): Promise<TrainAgentsResult> {
   const cfg = { ...DEFAULT_TRAIN_AGENTS, ...over };
   makeDirs(input.out);
   const model = await AgentModel.create(cfg.model);
@@ -103,7 +106,8 @@ export async function trainAgents(input: TrainAgentsInput, over: Partial<TrainAg
     if (fs.existsSync(ckpt)) {
       const r = await model.loadCheckpoint(ckpt, rng);
       const extra = r.extra as { mode: TrainMode; done: number; lambda: number; curve: CurvePoint[] };
-      if (extra.mode !== cfg.mode) throw new Error(`${ckpt}: a ${extra.mode} run, not ${cfg.mode} (use another --out)`);
+      if (extra.mode !== cfg.mode)
+        throw new Error(`${ckpt}: a ${extra.mode} run, not ${cfg.mode} (use another --out)`);
       start = extra.done;
       lambda = extra.lambda;
       curve = extra.curve;
@@ -135,8 +139,17 @@ export async function trainAgents(input: TrainAgentsInput, over: Partial<TrainAg
     } else {
       const pool = [...input.scenarios, ...(input.longtail ?? [])];
       for (let it = start; it < cfg.steps; it++) {
-        const batch = Array.from({ length: Math.min(cfg.scenariosPerIteration, pool.length) }, () => pool[rng.int(pool.length)]);
-        const r = await rlIteration(model, batch, rng, { mode: cfg.mode, lambda, ppo: cfg.ppo, dual: cfg.dual, demos });
+        const batch = Array.from(
+          { length: Math.min(cfg.scenariosPerIteration, pool.length) },
+          () => pool[rng.int(pool.length)],
+        );
+        const r = await rlIteration(model, batch, rng, {
+          mode: cfg.mode,
+          lambda,
+          ppo: cfg.ppo,
+          dual: cfg.dual,
+          demos,
+        });
         lambda = r.nextLambda;
         curve.push({
           iteration: it + 1,
@@ -175,7 +188,10 @@ export async function trainAgents(input: TrainAgentsInput, over: Partial<TrainAg
       const inf = new SyncInference(bytes, model.obsSize, model.bins.count);
       try {
         heldOut = {
-          [cfg.mode]: closedLoopScores(input.evalScenarios, () => new LearnedPolicy(inf, settings, { seed: 0 })),
+          [cfg.mode]: closedLoopScores(
+            input.evalScenarios,
+            () => new LearnedPolicy(inf, settings, { seed: 0 }),
+          ),
           cv: closedLoopScores(input.evalScenarios, () => AGENTS.cv()),
         };
       } finally {
@@ -183,11 +199,16 @@ export async function trainAgents(input: TrainAgentsInput, over: Partial<TrainAg
       }
     }
     const demoInfo = demos
-      ? { samples: demos.count, expertSteps: demos.expertSteps, infeasibleShare: demos.infeasibleSteps / Math.max(demos.expertSteps, 1) }
+      ? {
+          samples: demos.count,
+          expertSteps: demos.expertSteps,
+          infeasibleShare: demos.infeasibleSteps / Math.max(demos.expertSteps, 1),
+        }
       : null;
-    const heldDemo = demos && input.evalScenarios?.length
-      ? await demoScores(model, buildDemoSet(input.evalScenarios, model.bins, model.cfg.observation))
-      : null;
+    const heldDemo =
+      demos && input.evalScenarios?.length
+        ? await demoScores(model, buildDemoSet(input.evalScenarios, model.bins, model.cfg.observation))
+        : null;
     writeFileAtomicSync(path.join(input.out, TRAIN_FILES.model), bytes);
     const meta = {
       format: 'drivekit-agent-model/1',
@@ -203,7 +224,11 @@ export async function trainAgents(input: TrainAgentsInput, over: Partial<TrainAg
     const keys = Object.keys(curve[0] ?? {}).filter((k) => k !== x);
     writeFileAtomicSync(
       path.join(input.out, TRAIN_FILES.curves),
-      curvesSvg(`drivekit train-agents --mode ${cfg.mode}`, x, keys.map((k) => ({ name: k, points: curve.map((p) => [p[x], p[k]] as const) }))),
+      curvesSvg(
+        `drivekit train-agents --mode ${cfg.mode}`,
+        x,
+        keys.map((k) => ({ name: k, points: curve.map((p) => [p[x], p[k]] as const) })),
+      ),
     );
     return {
       mode: cfg.mode,

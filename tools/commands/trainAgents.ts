@@ -75,7 +75,10 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
   if (!opts.json) {
     const ho = res.heldOut
       ? Object.entries(res.heldOut)
-          .map(([k, m]) => `  ${k.padEnd(4)} ADE ${m.ade_m.toFixed(2)} m  collision ${(100 * m.collision_rate).toFixed(1)}%  off-road ${(100 * m.offroad_rate).toFixed(1)}%  progress ${m.progress.toFixed(2)}`)
+          .map(
+            ([k, m]) =>
+              `  ${k.padEnd(4)} ADE ${m.ade_m.toFixed(2)} m  collision ${(100 * m.collision_rate).toFixed(1)}%  off-road ${(100 * m.offroad_rate).toFixed(1)}%  progress ${m.progress.toFixed(2)}`,
+          )
           .join('\n')
       : '  (no --eval-scenarios)';
     process.stdout.write(
@@ -98,14 +101,39 @@ export function register(program: Command): void {
       '--scenarios <spec>',
       'logged training scenarios: town:A-B (synthetic town seeds) and/or scenario files or folders, comma-separated',
     )
-    .requiredOption('--out <dir>', 'run folder: checkpoint (resumed when present), agent.onnx, agent.json, curves.svg')
+    .requiredOption(
+      '--out <dir>',
+      'run folder: checkpoint (resumed when present), agent.onnx, agent.json, curves.svg',
+    )
     .option('--longtail <kinds>', 'procedural long-tail scenarios for the RL term, kind[:count],… (ppo, rtr)')
-    .option('--eval-scenarios <spec>', 'held-back scenarios scored in closed loop at the end (same forms as --scenarios)')
-    .option('--steps <n>', 'BC optimizer steps, or PPO/RTR iterations (default 2000 / 40)', intOption('--steps', 1))
-    .option('--batch <n>', `BC minibatch rows (default ${DEFAULT_TRAIN_AGENTS.batch})`, intOption('--batch', 1))
-    .option('--per-iteration <n>', `scenarios rolled out per PPO/RTR iteration (default ${DEFAULT_TRAIN_AGENTS.scenariosPerIteration})`, intOption('--per-iteration', 1))
-    .option('--lambda <x>', `initial λ of RTR (default ${DEFAULT_TRAIN_AGENTS.lambda})`, numberOption('--lambda', { min: 0 }))
-    .option('--init <checkpoint>', "start from another run's parameters (e.g. RTR from a BC run's checkpoint.safetensors)")
+    .option(
+      '--eval-scenarios <spec>',
+      'held-back scenarios scored in closed loop at the end (same forms as --scenarios)',
+    )
+    .option(
+      '--steps <n>',
+      'BC optimizer steps, or PPO/RTR iterations (default 2000 / 40)',
+      intOption('--steps', 1),
+    )
+    .option(
+      '--batch <n>',
+      `BC minibatch rows (default ${DEFAULT_TRAIN_AGENTS.batch})`,
+      intOption('--batch', 1),
+    )
+    .option(
+      '--per-iteration <n>',
+      `scenarios rolled out per PPO/RTR iteration (default ${DEFAULT_TRAIN_AGENTS.scenariosPerIteration})`,
+      intOption('--per-iteration', 1),
+    )
+    .option(
+      '--lambda <x>',
+      `initial λ of RTR (default ${DEFAULT_TRAIN_AGENTS.lambda})`,
+      numberOption('--lambda', { min: 0 }),
+    )
+    .option(
+      '--init <checkpoint>',
+      "start from another run's parameters (e.g. RTR from a BC run's checkpoint.safetensors)",
+    )
     .option('--seed <s>', 'random seed', intOption('--seed', 0), 1)
     .option('--json', 'print the summary as one JSON line')
     .action(async (opts: TrainAgentsCliOptions) => {

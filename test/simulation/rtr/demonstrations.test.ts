@@ -38,7 +38,10 @@ function replayErrors(tr: AgentTracks, T: number, dt: number, bins: ActionBins):
   const errs: number[] = [];
   for (let t = 0; t < T - 1; t++) {
     const a = d.action[t];
-    bicycleStep(0, x, y, yaw, v, bins.accelOf(a), bins.curvatureOf(a), dt, { maxAccelMps2: 99, maxCurvaturePerM: 99 });
+    bicycleStep(0, x, y, yaw, v, bins.accelOf(a), bins.curvatureOf(a), dt, {
+      maxAccelMps2: 99,
+      maxCurvaturePerM: 99,
+    });
     errs.push(Math.hypot(x[0] - tr.x[t + 1], y[0] - tr.y[t + 1]));
   }
   return errs;
@@ -54,7 +57,9 @@ describe('inverse-dynamics demonstrations', () => {
     // Resolution: half the widest acceleration gap over one step (½·Δa/2·dt²) plus half the curvature gap
     // near the used curvatures (≤ 0.03 1/m here: gap 0.008) over one step's ~1.1 m arc (½·Δκ/2·d²), with
     // the feedback re-aiming each step, the error stays at that order, it does not accumulate over 9 s.
-    const accelGap = Math.max(...DEFAULT_ACTION_BINS.accelMps2.slice(1).map((a, i) => a - DEFAULT_ACTION_BINS.accelMps2[i]));
+    const accelGap = Math.max(
+      ...DEFAULT_ACTION_BINS.accelMps2.slice(1).map((a, i) => a - DEFAULT_ACTION_BINS.accelMps2[i]),
+    );
     const perStep = 0.5 * (accelGap / 2) * dt * dt + 0.5 * (0.012 / 2) * 1.1 ** 2 + (accelGap / 2) * dt * dt;
     expect(Math.max(...errs)).toBeLessThan(3 * perStep);
     expect(errs[errs.length - 1]).toBeLessThan(3 * perStep);
@@ -66,7 +71,10 @@ describe('inverse-dynamics demonstrations', () => {
       curvyTrack(T, dt),
       T,
       dt,
-      new ActionBins({ accelMps2: DEFAULT_ACTION_BINS.accelMps2, curvaturePerM: [-0.3, -0.05, 0, 0.05, 0.3] }),
+      new ActionBins({
+        accelMps2: DEFAULT_ACTION_BINS.accelMps2,
+        curvaturePerM: [-0.3, -0.05, 0, 0.05, 0.3],
+      }),
     );
     const mean = (e: number[]) => e.reduce((a, b) => a + b, 0) / e.length;
     expect(mean(coarse)).toBeGreaterThan(2 * mean(fine));
