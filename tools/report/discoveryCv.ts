@@ -37,6 +37,7 @@ export const CV_KNOBS: Record<string, Record<string, DiscoverConfigInput>> = {
   },
   fragments: {
     merge: { fragments: { enabled: true, minAcrossM: 0 } },
+    'merge wide only (≥ 0.9 m)': { fragments: { enabled: true, minAcrossM: 0.9 } },
     'merge wide only (≥ 1.2 m)': { fragments: { enabled: true, minAcrossM: 1.2 } },
     off: { fragments: { enabled: false } },
   },
