@@ -109,36 +109,30 @@ export function nearestObjectDistances(
         if (gap - si - sj >= best + 1e-9 * (1 + Math.abs(best))) continue;
         // The closest pair of points has a corner of one core on the other core: squared
         // distances of B's corners to A, then A's corners to B, one square root at the end.
-        let d2 = Infinity;
-        for (let side = 0; side < 2; side++) {
-          // P's corners against box Q (P = B, Q = A first; then the other way round).
-          const pxr = side === 0 ? x[j] - ax : ax - x[j];
-          const pyr = side === 0 ? y[j] - ay : ay - y[j];
-          const pc = side === 0 ? bc : ac;
-          const ps = side === 0 ? bs : as;
-          const phl = side === 0 ? bhl : ahl;
-          const phw = side === 0 ? bhw : ahw;
-          const qc = side === 0 ? ac : bc;
-          const qs = side === 0 ? as : bs;
-          const qhl = side === 0 ? ahl : bhl;
-          const qhw = side === 0 ? ahw : bhw;
-          const cx = pxr * qc + pyr * qs;
-          const cy = -pxr * qs + pyr * qc;
-          const lx = (pc * qc + ps * qs) * phl;
-          const ly = (-pc * qs + ps * qc) * phl;
-          const wx = (-ps * qc + pc * qs) * phw;
-          const wy = (ps * qs + pc * qc) * phw;
-          for (let k = 0; k < 4; k++) {
-            const sl = k & 1 ? -1 : 1;
-            const sw = k & 2 ? -1 : 1;
-            const ex = Math.abs(cx + sl * lx + sw * wx) - qhl;
-            const ey = Math.abs(cy + sl * ly + sw * wy) - qhw;
-            const ux = ex > 0 ? ex : 0;
-            const uy = ey > 0 ? ey : 0;
-            const e2 = ux * ux + uy * uy;
-            if (e2 < d2) d2 = e2;
-          }
-        }
+        // B's corners in A's frame, then A's corners in B's frame (straight-line code: the loop
+        // with per-side selections cost more than the arithmetic).
+        const bx = dx * ac + dy * as;
+        const by = -dx * as + dy * ac;
+        const blx = (bc * ac + bs * as) * bhl;
+        const bly = (-bc * as + bs * ac) * bhl;
+        const bwx = (-bs * ac + bc * as) * bhw;
+        const bwy = (bs * as + bc * ac) * bhw;
+        const ax2 = -dx * bc + -dy * bs;
+        const ay2 = dx * bs + -dy * bc;
+        const alx = (ac * bc + as * bs) * ahl;
+        const aly = (-ac * bs + as * bc) * ahl;
+        const awx = (-as * bc + ac * bs) * ahw;
+        const awy = (as * bs + ac * bc) * ahw;
+        const d2 = Math.min(
+          corner2(bx + blx + bwx, by + bly + bwy, ahl, ahw),
+          corner2(bx - blx + bwx, by - bly + bwy, ahl, ahw),
+          corner2(bx + blx - bwx, by + bly - bwy, ahl, ahw),
+          corner2(bx - blx - bwx, by - bly - bwy, ahl, ahw),
+          corner2(ax2 + alx + awx, ay2 + aly + awy, bhl, bhw),
+          corner2(ax2 - alx + awx, ay2 - aly + awy, bhl, bhw),
+          corner2(ax2 + alx - awx, ay2 + aly - awy, bhl, bhw),
+          corner2(ax2 - alx - awx, ay2 - aly - awy, bhl, bhw),
+        );
         core = Math.sqrt(d2);
       }
       const d = core - si - sj;
@@ -150,4 +144,13 @@ export function nearestObjectDistances(
     hint[i] = bestJ;
     out[o0 + e * stride] = best < capM ? best : EXTREMELY_LARGE_DISTANCE;
   }
+}
+
+/** Squared distance from a point (in a box's frame) to the box of half length hl, half width hw. */
+function corner2(px: number, py: number, hl: number, hw: number): number {
+  const ex = Math.abs(px) - hl;
+  const ey = Math.abs(py) - hw;
+  const ux = ex > 0 ? ex : 0;
+  const uy = ey > 0 ? ey : 0;
+  return ux * ux + uy * uy;
 }
