@@ -15,6 +15,7 @@ import {
   readArrowFile,
 } from '../core/arrow/ipc.ts';
 import { type Boxes, type PointCloud, type SensorFrame, dropNonFinitePoints } from '../core/arrow/records.ts';
+import { intensityScale } from '../core/arrow/conventions.ts';
 import { schemaFor } from '../core/arrow/schemas.ts';
 import { validateSchema } from '../core/arrow/validate.ts';
 import type { Pose } from '../core/geometry/pose.ts';
@@ -116,7 +117,7 @@ export class LogWriter {
   ) {
     this.frames = new ArrowFileAppender(
       path.join(staging.path, 'frames.arrow'),
-      schemaFor('sensorFrame', { log_id: opts.logId }),
+      framesSchema(opts.logId, opts.source),
     );
   }
 
@@ -172,7 +173,7 @@ export class LogWriter {
     }
     const { points, dropped } = dropNonFinitePoints(frame.points);
     try {
-      this.frames.append(pointCloudToBatch(points));
+      this.frames.append(pointCloudToBatch(points, {}, this.frameCount));
     } catch (e) {
       this.failure = writeFailure(this.dir, 'frames.arrow', e);
       throw this.failure;
@@ -219,7 +220,7 @@ export class LogWriter {
       let timestamps = this.timestamps;
       let perFrame = this.pointsPerFrame;
       if (order && order.some((v, i) => v !== i)) {
-        sums = reorderFrames(path.join(dir, 'frames.arrow'), order, this.opts.logId);
+        sums = reorderFrames(path.join(dir, 'frames.arrow'), order, this.opts.logId, this.opts.source);
         poses = order.flatMap((k) => this.poses.slice(16 * k, 16 * k + 16));
         timestamps = order.map((k) => this.timestamps[k]);
         perFrame = order.map((k) => this.pointsPerFrame[k]);
@@ -301,12 +302,27 @@ function writeFailure(dir: string, file: string, e: unknown): Error {
   );
 }
 
+/** frames.arrow's schema: the log, its source and the source's intensity scale stated in the file. */
+function framesSchema(logId: string, source: string) {
+  return schemaFor('sensorFrame', {
+    log_id: logId,
+    'drivekit.source': source,
+    'drivekit.intensity': intensityScale(source),
+  });
+}
+
 /** Rewrite a finished frames file with its batches in `order`; returns the new file's checksums. */
-function reorderFrames(file: string, order: readonly number[], logId: string): BlockChecksums {
+function reorderFrames(
+  file: string,
+  order: readonly number[],
+  logId: string,
+  source: string,
+): BlockChecksums {
   const src = ArrowFileReader.openSync(file);
-  const out = new ArrowFileAppender(file, schemaFor('sensorFrame', { log_id: logId }));
+  const out = new ArrowFileAppender(file, framesSchema(logId, source));
   try {
-    for (const k of order) out.append(src.readSync(k));
+    // Re-encoded, not copied: each batch's frame_index column must hold its new position.
+    order.forEach((k, i) => out.append(pointCloudToBatch(batchToPointCloud(src.readSync(k), file), {}, i)));
     out.close();
   } catch (e) {
     out.abort();
@@ -421,12 +437,17 @@ export class LogReader {
 
   async readFrame(index: number): Promise<SensorFrame> {
     const batch = await this.frames.read(index);
+    const where = `${this.dir}/frames.arrow[${index}]`;
+    // A frame_index column (sensor_frame/2) must agree with the batch's position.
+    const fi = batch.numRows > 0 ? batch.getChild('frame_index') : null;
+    if (fi && Number(fi.get(0)) !== index)
+      throw new InputError(where, `frame_index column says ${String(fi.get(0))}, expected ${index}`);
     return {
       logId: this.meta.logId,
       frameIndex: index,
       timestampNs: this.timestampsNs[index],
       pose: this.pose(index),
-      points: batchToPointCloud(batch, `${this.dir}/frames.arrow[${index}]`),
+      points: batchToPointCloud(batch, where),
     };
   }
 

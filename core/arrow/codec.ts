@@ -2,11 +2,13 @@
 // kind. Encoding wraps numeric columns without copying; decoding validates, then returns views.
 import type { RecordBatch } from 'apache-arrow';
 import type { AgentStates, Boxes, PointCloud, SensorFrame, TokenGrid } from './records.ts';
+import { canonicalClass } from './conventions.ts';
 import { schemaFor } from './schemas.ts';
 import {
   batchFromColumns,
   boolData,
   fixedListData,
+  int32DataWithNulls,
   numericData,
   readBool,
   readFixedList,
@@ -27,8 +29,17 @@ export function sensorFrameMetadata(frame: Omit<SensorFrame, 'points'>): Record<
   };
 }
 
-export function pointCloudToBatch(points: PointCloud, metadata: Record<string, string> = {}): RecordBatch {
+/**
+ * One sweep as a batch. Its `frame_index` column holds `frameIndex`, by default the metadata's
+ * `frame_index` (stream messages carry it there too), else 0.
+ */
+export function pointCloudToBatch(
+  points: PointCloud,
+  metadata: Record<string, string> = {},
+  frameIndex = Number(metadata.frame_index ?? 0),
+): RecordBatch {
   return batchFromColumns(schemaFor('sensorFrame', metadata), [
+    numericData(new Int32Array(points.x.length).fill(frameIndex)),
     numericData(points.x),
     numericData(points.y),
     numericData(points.z),
@@ -87,8 +98,9 @@ export function batchToSensorFrame(batch: RecordBatch, where = 'sensor frame'): 
 export function boxesToBatch(b: Boxes, metadata: Record<string, string> = {}): RecordBatch {
   return batchFromColumns(schemaFor('boxes', metadata), [
     numericData(b.frameIndex),
-    numericData(b.trackId),
+    int32DataWithNulls(b.trackId, -1),
     utf8Data(b.label),
+    utf8Data(b.label.map(canonicalClass)),
     numericData(b.score),
     numericData(b.cx),
     numericData(b.cy),
@@ -97,7 +109,7 @@ export function boxesToBatch(b: Boxes, metadata: Record<string, string> = {}): R
     numericData(b.width),
     numericData(b.height),
     numericData(b.yaw),
-    numericData(b.numPoints),
+    int32DataWithNulls(b.numPoints, -1),
   ]);
 }
 

@@ -34,6 +34,25 @@ export function numericData(values: Numeric): Data {
   return makeData({ type: numericType(values), length: values.length, nullCount: 0, data: values } as never);
 }
 
+/**
+ * An Int32 column where `missing` (the in-memory marker, e.g. −1 for "no track") is written as null, so
+ * other readers see a missing value instead of a sentinel. Without such rows it is a plain view.
+ */
+export function int32DataWithNulls(values: Int32Array, missing: number): Data {
+  let nulls = 0;
+  for (let i = 0; i < values.length; i++) if (values[i] === missing) nulls++;
+  if (nulls === 0) return numericData(values);
+  const bits = new Uint8Array((values.length + 7) >> 3);
+  for (let i = 0; i < values.length; i++) if (values[i] !== missing) bits[i >> 3] |= 1 << (i & 7);
+  return makeData({
+    type: new Int32(),
+    length: values.length,
+    nullCount: nulls,
+    nullBitmap: bits,
+    data: values,
+  });
+}
+
 /** A FixedSizeList column of `size` values per row over a flat typed array (no copy). */
 export function fixedListData(values: Float64Array | Int32Array, size: number): Data {
   if (values.length % size !== 0)

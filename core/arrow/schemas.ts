@@ -14,11 +14,13 @@ import {
   Utf8,
 } from 'apache-arrow';
 
+import { conventionMetadata } from './conventions.ts';
+
 export const SCHEMA_KEY = 'drivekit.schema';
 
 export const SCHEMA_VERSIONS = {
-  sensorFrame: 'sensor_frame/1',
-  boxes: 'boxes/1',
+  sensorFrame: 'sensor_frame/2',
+  boxes: 'boxes/2',
   agentStates: 'agent_states/1',
   tokens: 'tokens/1',
   poses: 'poses/1',
@@ -28,18 +30,22 @@ export type RecordKind = keyof typeof SCHEMA_VERSIONS;
 
 /** Every version a reader accepts per kind, the current one first (older logs stay readable). */
 export const READABLE_VERSIONS: Record<RecordKind, readonly string[]> = {
-  sensorFrame: [SCHEMA_VERSIONS.sensorFrame],
-  boxes: [SCHEMA_VERSIONS.boxes],
+  // /1 had no frame_index column in frames, no class column and -1 sentinels instead of nulls in boxes.
+  sensorFrame: [SCHEMA_VERSIONS.sensorFrame, 'sensor_frame/1'],
+  boxes: [SCHEMA_VERSIONS.boxes, 'boxes/1'],
   agentStates: [SCHEMA_VERSIONS.agentStates],
   tokens: [SCHEMA_VERSIONS.tokens],
   poses: [SCHEMA_VERSIONS.poses],
 };
 
 const f = (name: string, type: DataType) => new Field(name, type, false);
+const nullable = (name: string, type: DataType) => new Field(name, type, true);
 const poseType = () => new FixedSizeList(16, new Field('item', new Float64(), false));
 
 export const FIELDS: Record<RecordKind, Field[]> = {
   sensorFrame: [
+    // The frame's index on every point (issue 19): a table read without meta.json still has its frames.
+    f('frame_index', new Int32()),
     f('x', new Float32()),
     f('y', new Float32()),
     f('z', new Float32()),
@@ -49,8 +55,9 @@ export const FIELDS: Record<RecordKind, Field[]> = {
   ],
   boxes: [
     f('frame_index', new Int32()),
-    f('track_id', new Int32()),
+    nullable('track_id', new Int32()),
     f('label', new Utf8()),
+    f('class', new Utf8()),
     f('score', new Float32()),
     f('cx', new Float32()),
     f('cy', new Float32()),
@@ -59,7 +66,7 @@ export const FIELDS: Record<RecordKind, Field[]> = {
     f('width', new Float32()),
     f('height', new Float32()),
     f('yaw', new Float32()),
-    f('num_points', new Int32()),
+    nullable('num_points', new Int32()),
   ],
   agentStates: [
     f('scenario_id', new Utf8()),
@@ -86,9 +93,22 @@ export const FIELDS: Record<RecordKind, Field[]> = {
   poses: [f('frame_index', new Int32()), f('timestamp_ns', new Int64()), f('pose', poseType())],
 };
 
-/** The schema of a record kind, with its version and any extra metadata. */
+/**
+ * Columns a reader does without when a file lacks them (files of an older version, other writers):
+ * a frame's index is its batch position in a log, a box's class follows from its label.
+ */
+export const OPTIONAL_ON_READ: Partial<Record<RecordKind, readonly string[]>> = {
+  sensorFrame: ['frame_index'],
+  boxes: ['class'],
+};
+
+/** The schema of a record kind, with its version, its conventions (units, frames) and any extra metadata. */
 export function schemaFor(kind: RecordKind, metadata: Record<string, string> = {}): Schema {
-  const meta = new Map<string, string>([[SCHEMA_KEY, SCHEMA_VERSIONS[kind]], ...Object.entries(metadata)]);
+  const meta = new Map<string, string>([
+    [SCHEMA_KEY, SCHEMA_VERSIONS[kind]],
+    ...Object.entries(conventionMetadata(kind)),
+    ...Object.entries(metadata),
+  ]);
   let fields = FIELDS[kind];
   if (kind === 'tokens') {
     const cells = Number(metadata.grid_rows) * Number(metadata.grid_cols);

@@ -1,7 +1,14 @@
 // Schema validation: checks a batch against the expected record kind and names the missing or
 // mistyped column, so a bad file or stream message fails with a message a person can act on.
 import { type Schema, DataType } from 'apache-arrow';
-import { FIELDS, READABLE_VERSIONS, SCHEMA_KEY, SCHEMA_VERSIONS, type RecordKind } from './schemas.ts';
+import {
+  FIELDS,
+  OPTIONAL_ON_READ,
+  READABLE_VERSIONS,
+  SCHEMA_KEY,
+  SCHEMA_VERSIONS,
+  type RecordKind,
+} from './schemas.ts';
 
 export class SchemaError extends Error {
   override name = 'SchemaError';
@@ -47,6 +54,7 @@ export function validateSchema(schema: Schema, kind: RecordKind, where = 'batch'
   }
   for (const field of FIELDS[kind]) {
     const actual = schema.fields.find((c) => c.name === field.name);
+    if (!actual && OPTIONAL_ON_READ[kind]?.includes(field.name)) continue;
     if (!actual) throw new SchemaError(`${where}: column '${field.name}' is missing (${expectedVersion})`);
     if (!readableAs(actual.type, field.type)) {
       throw new SchemaError(

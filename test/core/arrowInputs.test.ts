@@ -115,7 +115,7 @@ describe('Arrow inputs from other writers', () => {
 
   it('reads AgentStates with Int64 steps, Float64 values, Utf8View types and integer validity', () => {
     const n = 3;
-    const t = new Table({
+    const t: Table = new Table({
       scenario_id: vectorFromArray(['s', 's', 's'], new Dictionary(new Utf8(), new Int32())),
       step: vectorFromArray([0n, 1n, 2n], new Int64()),
       agent_id: vectorFromArray([7n, 7n, 7n], new Int64()),
