@@ -100,6 +100,8 @@ export interface EvalForecastOptions {
   tokenizerConfig: TokenizerConfig;
   /** The tokenizer that encodes and decodes the oracle (none: no oracle). */
   tokenizer?: Tokenizer | null;
+  /** Score every n-th true ray (the forecast file's `ray_stride`; 1 = all). */
+  rayStride?: number;
   progress?: boolean;
 }
 
@@ -147,7 +149,7 @@ export async function evalForecast(o: EvalForecastOptions): Promise<EvalForecast
         const t = s + d;
         const t0FromT = relativePose(poses, s, t);
         const tFromT0 = invertPose(t0FromT);
-        const truth = truthSweep(cfg, await frame(t), origin, t0FromT);
+        const truth = truthSweep(cfg, await frame(t), origin, t0FromT, o.rayStride ?? 1);
         const neg: [number, number, number] = [-origin[0], -origin[1], -origin[2]];
         const score = (m: Method, predT0: SensorPoints, depth: Float32Array) => {
           acc[m].fig.push(scoreSweep(predT0, depth, truth));

@@ -11,7 +11,7 @@ export interface ForecastFramesConfig {
 }
 
 export interface ForecasterNetworkConfig {
-  /** Token grid side merged 2 × 2 into one transformer position per `merge` × `merge` tokens. */
+  /** Tokens merged into one transformer position: `merge` × `merge` of them (4: 64² tokens → 16² positions). */
   merge: number;
   /** Width of the transformer. */
   width: number;

@@ -6,10 +6,10 @@ import { Rng } from '../core/rng.ts';
 import { poseFeatures } from './diffusionBatch.ts';
 import type { SamplingConfig } from './forecastConfig.ts';
 import type { ForecastRecord } from './forecastFile.ts';
-import { protocolOffsets, rayPoints, removeEgo, transformed } from './forecastProtocol.ts';
+import { protocolOffsets, rayPoints, truthRays } from './forecastProtocol.ts';
 import { placedSweep, relativePose, requirePoses } from './forecastTokens.ts';
 import type { Forecaster } from './forecasterModel.ts';
-import { raysFromPoints, type Rays } from './rays.ts';
+import type { Rays } from './rays.ts';
 import { sampleFuture } from './sampling.ts';
 import { sensorOrigin, sensorPoints } from './sweep.ts';
 import type { Tokenizer } from './tokenizerModel.ts';
@@ -23,6 +23,8 @@ export interface ForecastLogOptions {
   startStride: number;
   sampling: SamplingConfig;
   seed: number;
+  /** Render along every n-th true ray (1 = all); eval-forecast reads it from the file and scores the same. */
+  rayStride?: number;
   /** Render and write every predicted frame ('all') or only the protocol's output sweeps ('protocol'). */
   write: 'all' | 'protocol';
   /** Only these start frames (default: every `startStride` from the first with enough past). */
@@ -161,14 +163,11 @@ export async function forecastLog(
       const f = idx[k];
       if (o.write === 'protocol' && !scored.has(f - t0)) continue;
       const sweep = (await log.readFrame(f)).points;
-      const truthRays = raysFromPoints(
-        tok.config,
-        transformed(removeEgo(sweep), IDENTITY, [-origin[0], -origin[1], -origin[2]]),
-      );
+      const along0 = truthRays(tok.config, sweep, origin, o.rayStride ?? 1);
       // Along the true sweep's rays (so L1 and AbsRel apply); a sweep with no return in the region gets the
       // sensor's nominal rays.
-      const along = truthRays.count > 0 ? 'truth' : 'nominal';
-      const rays = along === 'truth' ? truthRays : nominalRays();
+      const along = along0.count > 0 ? 'truth' : 'nominal';
+      const rays = along === 'truth' ? along0 : nominalRays();
       const depth = await tok.render(await tok.decode(grids[k]), rays);
       records.push({
         startFrame: t0,
@@ -183,5 +182,3 @@ export async function forecastLog(
   bar?.stop();
   return records;
 }
-
-const IDENTITY = Float64Array.of(1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1);

@@ -74,14 +74,39 @@ export function truthSweep(
   pc: Pick<PointCloud, 'x' | 'y' | 'z'>,
   origin: readonly [number, number, number],
   t0FromTarget: Pose,
+  rayStride = 1,
 ): TruthSweep {
-  const kept = removeEgo(pc);
-  const sensor = transformed(kept, IDENTITY, [-origin[0], -origin[1], -origin[2]]);
-  const rays = raysFromPoints(cfg, sensor);
+  const rays = truthRays(cfg, pc, origin, rayStride);
   return { rays, pointsT0: rayPoints(rays, rays.depthM, origin, t0FromTarget) };
 }
 
 const IDENTITY: Pose = Float64Array.of(1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1);
+
+/**
+ * The scored rays of a sweep (sensor frame): its returns outside the ego box, inside the tokenizer's region
+ * and beyond its minimum range, in sweep order — every `rayStride`-th of them (1 = all; a uniform thinning
+ * that makes rendering cheaper, the same in forecast and eval-forecast).
+ */
+export function truthRays(
+  cfg: TokenizerConfig,
+  pc: Pick<PointCloud, 'x' | 'y' | 'z'>,
+  origin: readonly [number, number, number],
+  rayStride = 1,
+): Rays {
+  const sensor = transformed(removeEgo(pc), IDENTITY, [-origin[0], -origin[1], -origin[2]]);
+  const all = raysFromPoints(cfg, sensor);
+  if (rayStride <= 1) return all;
+  const n = Math.ceil(all.count / rayStride);
+  const pick = <A extends Float32Array | Int32Array>(a: A) => a.filter((_, i) => i % rayStride === 0) as A;
+  return {
+    count: n,
+    dirX: pick(all.dirX),
+    dirY: pick(all.dirY),
+    dirZ: pick(all.dirZ),
+    depthM: pick(all.depthM),
+    pointIndex: pick(all.pointIndex),
+  };
+}
 
 /** Points at `depth` along each ray, from the sensor (at `origin` in the vehicle frame), moved by `m`. */
 export function rayPoints(

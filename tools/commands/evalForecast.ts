@@ -41,7 +41,7 @@ export function register(program: Command): void {
     )
     .action(async (opts: Options) => {
       if (opts.json) setProgressSilent(true);
-      const { records } = readForecastFile(opts.pred);
+      const { records, meta } = readForecastFile(opts.pred);
       const log = await LogReader.open(opts.log);
       const tok = await Tokenizer.load(opts.tokenizer);
       try {
@@ -50,6 +50,7 @@ export function register(program: Command): void {
           records,
           tokenizerConfig: tok.config,
           tokenizer: opts.oracle ? tok : null,
+          rayStride: Number(meta.ray_stride ?? 1) || 1,
           progress: !opts.json,
         });
         if (opts.json) {

@@ -30,6 +30,7 @@ interface Options {
   out: string;
   force?: boolean;
   allFrames?: boolean;
+  rayStride: string;
   json?: boolean;
 }
 
@@ -53,6 +54,11 @@ export function register(program: Command): void {
       '--all-frames',
       'write every predicted frame (default: the 4D-Occ output sweeps, t0 + 0.2 … 1.0 s and + 0.6 … 3.0 s)',
     )
+    .option(
+      '--ray-stride <n>',
+      'render along every n-th true ray (cheaper; eval-forecast scores the same rays)',
+      '1',
+    )
     .option('--force', 'replace an existing --out')
     .option('--json', 'print the summary as one JSON object')
     .addHelpText(
@@ -70,6 +76,7 @@ export function register(program: Command): void {
       const horizonS = numberOption('--horizon', { min: 0.1 })(opts.horizon);
       const stride = intOption('--stride', 1)(opts.stride);
       const seed = intOption('--seed', 0)(opts.seed);
+      const rayStride = intOption('--ray-stride', 1)(opts.rayStride);
       const log = await LogReader.open(opts.log);
       const fc = await Forecaster.load(opts.model);
       const tok = await Tokenizer.load(opts.tokenizer);
@@ -89,6 +96,7 @@ export function register(program: Command): void {
           sampling,
           seed,
           write: opts.allFrames ? 'all' : 'protocol',
+          rayStride,
           progress: !opts.json,
         });
         await writeForecastFile(opts.out, records, {
@@ -96,6 +104,7 @@ export function register(program: Command): void {
           model: path.resolve(opts.model),
           steps: String(sampling.steps),
           guidance: String(sampling.guidance),
+          ray_stride: String(rayStride),
         });
         const starts = [...new Set(records.map((r) => r.startFrame))];
         const summary = {
