@@ -6,7 +6,7 @@ import { kinematicFeatures } from './kinematics.ts';
 import { EXTREMELY_LARGE_DISTANCE, nearestObjectDistances } from './nearestObject.ts';
 import { boxRoadEdgeDistances, type RoadEdgeIndex } from './roadEdge.ts';
 import { MAXIMUM_TIME_TO_COLLISION_S, timesToCollision } from './timeToCollision.ts';
-import { type LightIndex, runsRedLight } from './trafficLight.ts';
+import { type LightIndex, redLightViolations } from './trafficLight.ts';
 
 /** Per-step feature arrays of E scored agents × T future steps for one or more scenes (index (scene·E + e)·T + t). */
 export interface FeatureArrays {
@@ -126,19 +126,13 @@ export function sceneFeatures(
         T,
       );
     else for (let e = 0; e < E; e++) out.distanceToRoadEdge[o + e * T] = NaN;
+    if (hasLights) redLightViolations(ctx.lights, k, x, y, F, scored, isVehicle, valid, out.redLight, o, T);
+    else for (let e = 0; e < E; e++) out.redLight[o + e * T] = 0;
     for (let e = 0; e < E; e++) {
-      const a = scored[e];
-      const q = o + e * T;
-      if (!f.valid[a]) {
-        // Only the log has invalid steps, and those are masked out of every score.
-        out.distanceToNearestObject[q] = EXTREMELY_LARGE_DISTANCE;
-        out.timeToCollision[q] = MAXIMUM_TIME_TO_COLLISION_S;
-        out.redLight[q] = 0;
-        continue;
-      }
-      const j = a * F + k;
-      out.redLight[q] =
-        hasLights && isVehicle[e] && runsRedLight(ctx.lights, k, x[j - 1], y[j - 1], x[j], y[j]) ? 1 : 0;
+      if (f.valid[scored[e]]) continue;
+      // Only the log has invalid steps, and those are masked out of every score.
+      out.distanceToNearestObject[o + e * T] = EXTREMELY_LARGE_DISTANCE;
+      out.timeToCollision[o + e * T] = MAXIMUM_TIME_TO_COLLISION_S;
     }
   }
 }

@@ -4,7 +4,10 @@
 /** Wrap an angle into [−π, π) as Python's `(a + π) % 2π − π` (floor modulo). */
 export function wrapAnglePy(a: number): number {
   const m = 2 * Math.PI;
-  const r = (a + Math.PI) % m;
+  const u = a + Math.PI;
+  // Already in [0, 2π): the remainder is u itself (skips a slow floating-point modulo).
+  if (u >= 0 && u < m) return u - Math.PI;
+  const r = u % m;
   return (r < 0 ? r + m : r) - Math.PI;
 }
 

@@ -139,3 +139,62 @@ export function runsRedLight(
   }
   return false;
 }
+
+/**
+ * runsRedLight for the agents at rows `rows[e]` of trajectories stored at row·numSteps + step,
+ * moving from step k−1 to k, written to out[o0 + e·stride] (0 where `vehicle[e]` or the agent's
+ * validity at k is 0): the lights in the stop state at k are listed once per step, and an agent far
+ * from a stop point along its fence skips the divisions (a margin far above rounding keeps it exact).
+ */
+export function redLightViolations(
+  ix: LightIndex,
+  k: number,
+  x: Float64Array,
+  y: Float64Array,
+  numSteps: number,
+  rows: Int32Array,
+  vehicle: Uint8Array,
+  valid: Uint8Array,
+  out: Uint8Array,
+  o0: number,
+  stride: number,
+): void {
+  const lights = ix.lights;
+  if (redScratch.length < lights.length) redScratch = new Int32Array(lights.length);
+  let reds = 0;
+  for (let q = 0; q < lights.length; q++) {
+    const l = lights[q];
+    const len2 = l.fdx * l.fdx + l.fdy * l.fdy;
+    if (l.states[k] === LIGHT.red && len2 > 0) redScratch[reds++] = q;
+  }
+  for (let e = 0; e < rows.length; e++) {
+    const o = o0 + e * stride;
+    const j = rows[e] * numSteps + k;
+    out[o] = 0;
+    if (reds === 0 || !vehicle[e] || !valid[j]) continue;
+    const x0 = x[j - 1];
+    const y0 = y[j - 1];
+    const x1 = x[j];
+    const y1 = y[j];
+    let lane = -2; // computed on the first crossing only
+    for (let r = 0; r < reds; r++) {
+      const l = lights[redScratch[r]];
+      const len2 = l.fdx * l.fdx + l.fdy * l.fdy;
+      const n0 = (x0 - l.fx) * l.fdx + (y0 - l.fy) * l.fdy;
+      const n1 = (x1 - l.fx) * l.fdx + (y1 - l.fy) * l.fdy;
+      // t = n / len2 is monotonic in n: clearly before the stop point after the move, or clearly
+      // past it before, cannot cross.
+      const stopN = l.stopT * len2;
+      const margin = 1e-9 * (Math.abs(stopN) + 1);
+      if (n1 < stopN - margin || n0 > stopN + margin) continue;
+      if (!(n0 / len2 < l.stopT && n1 / len2 > l.stopT)) continue;
+      if (lane === -2) lane = nearestLane(ix, x1, y1);
+      if (lane === l.laneIndex) {
+        out[o] = 1;
+        break;
+      }
+    }
+  }
+}
+
+let redScratch = new Int32Array(16);
