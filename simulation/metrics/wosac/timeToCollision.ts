@@ -59,6 +59,11 @@ export function timesToCollision(
     let bestJ = -1;
     const slack = hl + hw;
     const first = ci >= 0 ? 1 : -1;
+    // Sweeping behind (u = ddx·sign(cos) ≤ 0): since ddx = cos·relX − sin·relY, a leader (relX > hl,
+    // |relY| < hw + latOff ≤ hw + the largest half diagonal) needs u > hl·|cos| − |sin|·lat; once u is
+    // below that (with a margin far above rounding), so is every agent further behind.
+    const absC = Math.abs(ci);
+    const behindLimit = absC > 1e-3 ? hl * absC - Math.abs(sni) * (hw + f.maxRadius) * (1 + 1e-9) : -Infinity;
     for (let side = 0; side < 2; side++) {
       const dir = side === 0 ? first : -first;
       for (let p = rank[i] + dir; p >= 0 && p < f.n; p += dir) {
@@ -66,6 +71,10 @@ export function timesToCollision(
         const ddx = x[j] - x[i];
         const bound = Math.abs(ddx) - slack - maxExt;
         if (bound > bestGap || bound >= horizon) break;
+        if (side === 1) {
+          const u = ddx * first;
+          if (u <= behindLimit - 1e-6 * (1 + Math.abs(u))) break;
+        }
         if (!valid[j]) continue;
         const ddy = y[j] - y[i];
         // Cheap exact rejections first: the leader's centre must be ahead of i's front (gap > 0 needs
