@@ -150,6 +150,27 @@ describe('drivekit sim / export', () => {
     }
   });
 
+  it('--lidar follows --format parquet: Parquet tables of the rendered log, no Arrow log', async () => {
+    const r = await runExport({
+      rollouts: out,
+      format: 'parquet',
+      out: path.join(tmp, 'pq-lidar'),
+      lidar: true,
+      lidarModel: 'vlp32',
+      lidarFrames: 1,
+    });
+    const dir = r.files.find((f) => f.includes(`${path.sep}lidar${path.sep}`))!;
+    expect(fs.readdirSync(dir).sort()).toEqual(['labels.parquet', 'points.parquet', 'poses.parquet']);
+    expect(fs.readdirSync(path.dirname(dir)).filter((n) => n.startsWith('.'))).toEqual([]);
+    const read = (name: string) => {
+      const b = fs.readFileSync(path.join(dir, name));
+      return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength);
+    };
+    expect(Number(parquetMetadata(read('points.parquet')).num_rows)).toBeGreaterThan(1000);
+    const labels = await parquetReadObjects({ file: read('labels.parquet') });
+    expect(labels.every((l) => l.frame_index === 0)).toBe(true);
+  });
+
   itWithSharedData('fails with one line naming the file on a truncated TFRecord', () => {
     const bad = path.join(tmp, 'cut.tfrecord');
     fs.writeFileSync(

@@ -7,6 +7,8 @@ import type { Command } from 'commander';
 import { agentStatesToBatch } from '../../core/arrow/codec.ts';
 import { readArrowFile, writeArrowFile } from '../../core/arrow/ipc.ts';
 import { InputError } from '../../core/errors.ts';
+import { exportLogParquet, type LogParquetResult } from '../../datasets/logParquet.ts';
+import { LogReader } from '../../datasets/logstore.ts';
 import { writeWomdFile } from '../../datasets/womd.ts';
 import { createProgress } from '../../core/progress.ts';
 import { exportLidarLog } from '../../simulation/export/lidarExport.ts';
@@ -25,7 +27,9 @@ export const EXPORT_FORMATS = ['arrow', 'parquet', 'json', 'womd', 'wosac'] as c
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 export interface ExportOptions {
-  rollouts: string;
+  /** Simulated rollouts (`drivekit sim`'s output) — or `log`, a drivekit log (Parquet only). */
+  rollouts?: string;
+  log?: string;
   format: string;
   out?: string;
   json?: boolean;
@@ -50,9 +54,14 @@ export async function runExport(
   if (!EXPORT_FORMATS.includes(opts.format as ExportFormat))
     throw new InputError('--format', `unknown format '${opts.format}' (known: ${EXPORT_FORMATS.join(', ')})`);
   const format = opts.format as ExportFormat;
-  if (format === 'wosac') return exportWosac(opts);
-  const scenarios = readRolloutSet(opts.rollouts);
-  const out = opts.out ?? path.join(opts.rollouts, `export-${format}`);
+  if (opts.log !== undefined && opts.rollouts !== undefined)
+    throw new InputError('--log', 'give --log or --rollouts, not both');
+  if (opts.log !== undefined) return exportLog(opts.log, format, opts);
+  if (opts.rollouts === undefined) throw new InputError('export', 'needs --rollouts <dir> or --log <dir>');
+  const rolloutsDir = opts.rollouts;
+  if (format === 'wosac') return exportWosac({ ...opts, rollouts: rolloutsDir });
+  const scenarios = readRolloutSet(rolloutsDir);
+  const out = opts.out ?? path.join(rolloutsDir, `export-${format}`);
   makeDirs(out);
   const files: string[] = [];
   if (format === 'arrow') {
@@ -87,7 +96,13 @@ export async function runExport(
     const bar = createProgress('lidar', scenarios.length, { silent: opts.json });
     for (const [i, s] of scenarios.entries()) {
       const dir = path.join(out, 'lidar', fileStem(s, i));
-      await exportLidarLog(s, dir, { model, frames: opts.lidarFrames, workers: opts.workers });
+      // --lidar follows --format: Parquet tables of the rendered log, else the log itself (Arrow).
+      const logDir = format === 'parquet' ? path.join(out, 'lidar', `.${fileStem(s, i)}.log-tmp`) : dir;
+      await exportLidarLog(s, logDir, { model, frames: opts.lidarFrames, workers: opts.workers });
+      if (format === 'parquet') {
+        await exportLogParquet(logDir, dir);
+        fs.rmSync(logDir, { recursive: true, force: true });
+      }
       files.push(dir);
       bar.tick();
     }
@@ -96,8 +111,31 @@ export async function runExport(
   return { format, scenarios: scenarios.length, files };
 }
 
+/** A drivekit log as Parquet tables (points, poses, labels, detections, tracks) in --out (default <log>-parquet). */
+async function exportLog(
+  log: string,
+  format: ExportFormat,
+  opts: ExportOptions,
+): Promise<{ format: ExportFormat; scenarios: number; files: string[]; rows: LogParquetResult['rows'] }> {
+  if (format !== 'parquet')
+    throw new InputError('--format', `a log exports as parquet only (it is Arrow already), not '${format}'`);
+  if (opts.lidar) throw new InputError('--lidar', 'applies to --rollouts, not --log');
+  const reader = await LogReader.open(log);
+  const frames = reader.frameCount;
+  await reader.close();
+  const out = opts.out ?? `${path.resolve(log)}-parquet`;
+  const bar = createProgress('parquet', frames, { silent: opts.json });
+  const r = await exportLogParquet(log, out, () => bar.tick());
+  bar.stop();
+  return { format, scenarios: 0, files: r.files, rows: r.rows };
+}
+
 /** The rollouts as one SimAgentsChallengeSubmission file (--out: a file, or a directory to put it in). */
-function exportWosac(opts: ExportOptions): { format: ExportFormat; scenarios: number; files: string[] } {
+function exportWosac(opts: ExportOptions & { rollouts: string }): {
+  format: ExportFormat;
+  scenarios: number;
+  files: string[];
+} {
   if (opts.lidar) throw new InputError('--lidar', 'does not apply to --format wosac');
   const name = 'submission.binproto';
   const target = !opts.out
@@ -127,9 +165,13 @@ export function register(program: Command): void {
   program
     .command('export')
     .description(
-      'export simulated scenarios (trajectories + map) as Arrow, Parquet, JSON or WOMD TFRecord, or a Sim Agents submission',
+      'export simulated scenarios (trajectories + map) as Arrow, Parquet, JSON or WOMD TFRecord, or a Sim Agents submission; or a log as Parquet',
     )
-    .requiredOption('--rollouts <dir>', 'output directory of `drivekit sim`')
+    .option('--rollouts <dir>', 'output directory of `drivekit sim`')
+    .option(
+      '--log <dir>',
+      'a drivekit log to export as Parquet (points, poses, labels, detections, tracks; default --out <log>-parquet)',
+    )
     .requiredOption('--format <format>', EXPORT_FORMATS.join(' | '))
     .option(
       '--out <path>',
@@ -151,7 +193,9 @@ export function register(program: Command): void {
       process.stdout.write(
         opts.json
           ? JSON.stringify(r) + '\n'
-          : `exported ${r.scenarios} scenario(s) as ${r.format}:\n${r.files.map((f) => `  ${f}`).join('\n')}\n`,
+          : opts.log !== undefined
+            ? `exported log ${opts.log} as ${r.format}:\n${r.files.map((f) => `  ${f}`).join('\n')}\n`
+            : `exported ${r.scenarios} scenario(s) as ${r.format}:\n${r.files.map((f) => `  ${f}`).join('\n')}\n`,
       );
     });
 }
