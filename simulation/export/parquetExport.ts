@@ -11,13 +11,16 @@ type Column = {
   type: 'STRING' | 'INT32' | 'FLOAT' | 'DOUBLE' | 'BOOLEAN';
 };
 
+const NULLABLE = new Set(['goal_x', 'goal_y']);
+
 function writeTable(file: string, columns: Column[]): void {
   const buf = parquetWriteBuffer({
     columnData: columns.map((c) => ({
       name: c.name,
       data: Array.from(c.data) as never,
       type: c.type,
-      nullable: false,
+      // A missing goal is null (issue 19), not NaN: readers see "no goal", not a coordinate.
+      nullable: NULLABLE.has(c.name),
     })),
     kvMetadata: [{ key: 'drivekit.schema', value: `sim_export_${path.basename(file, '.parquet')}/1` }],
   });
@@ -58,8 +61,8 @@ export function exportParquet(scenarios: readonly Scenario[], dir: string): stri
     height: [] as number[],
     is_ego: [] as boolean[],
     controlled: [] as boolean[],
-    goal_x: [] as number[],
-    goal_y: [] as number[],
+    goal_x: [] as (number | null)[],
+    goal_y: [] as (number | null)[],
   };
   const ln = {
     scenario_id: [] as string[],
@@ -110,8 +113,9 @@ export function exportParquet(scenarios: readonly Scenario[], dir: string): stri
       ag.height.push(a.height[i]);
       ag.is_ego.push(i === s.egoIndex);
       ag.controlled.push(s.controlled[i] === 1);
-      ag.goal_x.push(s.goalX[i]);
-      ag.goal_y.push(s.goalY[i]);
+      const noGoal = !Number.isFinite(s.goalX[i]) || !Number.isFinite(s.goalY[i]);
+      ag.goal_x.push(noGoal ? null : s.goalX[i]);
+      ag.goal_y.push(noGoal ? null : s.goalY[i]);
       for (let t = 0; t < T; t++) {
         const k = i * T + t;
         tr.scenario_id.push(s.id);

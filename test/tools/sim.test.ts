@@ -105,6 +105,13 @@ describe('drivekit sim / export', () => {
         .map((n) => `${n}.parquet`)
         .sort(),
     );
+    // Agent 0 of the first scenario has a goal; the others have none: null, not NaN (issue 19).
+    const ag = fs.readFileSync(r.files.find((f) => f.endsWith('agents.parquet'))!);
+    const agents = await parquetReadObjects({
+      file: ag.buffer.slice(ag.byteOffset, ag.byteOffset + ag.byteLength),
+      rowEnd: 3,
+    });
+    expect(agents.map((x) => x.goal_x)).toEqual([190, null, null]);
   });
 
   it('exports WOMD TFRecords, Arrow and JSON that re-import to the same rollouts', async () => {
