@@ -179,7 +179,10 @@ export function register(program: Command): void {
     )
     .option('--account <email>', 'wosac: the waymo.com/open account the submission is for')
     .option('--method-name <name>', 'wosac: the method name on the leaderboard (default drivekit-<agents>)')
-    .option('--lidar', "also render the ego's LiDAR over each rollout into a log (frames, poses, box labels)")
+    .option(
+      '--lidar',
+      "also render the ego's LiDAR over each rollout into a log (frames, poses, box labels); with --format parquet, the log's Parquet tables",
+    )
     .option('--lidar-model <model>', LIDAR_MODELS.join(' | '), 'hdl64')
     .option(
       '--lidar-frames <n>',
