@@ -108,7 +108,8 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'train-agents',
-    summary: 'train the learned traffic agents (behaviour cloning, PPO, RTR) in closed loop; exports agent.onnx',
+    summary:
+      'train the learned traffic agents (behaviour cloning, PPO, RTR) in closed loop; exports agent.onnx',
     load: () => import('./trainAgents.ts'),
   },
   {

@@ -45,7 +45,12 @@ export interface SimOptions {
   json?: boolean;
 }
 
-const allAgentNames = () => [...Object.keys(AGENTS), 'learned', '<model.onnx>', ...Object.keys(SANITY_AGENTS)];
+const allAgentNames = () => [
+  ...Object.keys(AGENTS),
+  'learned',
+  '<model.onnx>',
+  ...Object.keys(SANITY_AGENTS),
+];
 
 export async function runSim(opts: SimOptions): Promise<Record<string, unknown>> {
   const make = agentByName(opts.agents);
