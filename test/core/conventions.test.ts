@@ -13,7 +13,7 @@ describe('conventions', () => {
     it(`${kind}: every column has a unit in the metadata and is documented`, () => {
       const names = FIELDS[kind].map((f) => f.name);
       expect(Object.keys(COLUMN_UNITS[kind]).sort()).toEqual([...names].sort());
-      const meta = kind === 'tokens' ? { grid_rows: '1', grid_cols: '1' } : {};
+      const meta: Record<string, string> = kind === 'tokens' ? { grid_rows: '1', grid_cols: '1' } : {};
       const units = JSON.parse(schemaFor(kind, meta).metadata.get('drivekit.units')!) as Record<
         string,
         string
