@@ -108,6 +108,7 @@ export function signedDistanceToRoadEdge(ix: RoadEdgeIndex, px: number, py: numb
   const { sx, sy, dx, dy } = ix;
   if (sx.length === 0) return NaN;
   const g = ix.grid.nearest(px, py);
+  if (g < 0) return NaN; // a non-finite point
   const best = ix.grid.dist;
   const len2 = dx[g] * dx[g] + dy[g] * dy[g];
   const bestT = len2 > 0 ? ((px - sx[g]) * dx[g] + (py - sy[g]) * dy[g]) / len2 : 0;

@@ -235,6 +235,11 @@ export class SegmentGrid {
       this.dist = Infinity;
       return -1;
     }
+    if (!Number.isFinite(px) || !Number.isFinite(py)) {
+      // No cell to start from (the rings would never end): no segment, NaN distance.
+      this.dist = NaN;
+      return -1;
+    }
     // Unclamped cell of the query: points outside the grid work too.
     const qi = Math.floor((px - minX) / cellM);
     const qj = Math.floor((py - minY) / cellM);

@@ -110,7 +110,8 @@ export function lightIndexOf(map: RoadMap, official: boolean): LightIndex {
 /** Index (into map.lanes) of the lane nearest (px, py) by the lane-matching measure; −1 without lanes. */
 export function nearestLane(ix: LightIndex, px: number, py: number): number {
   if (ix.sx.length === 0) return -1;
-  return ix.lane[ix.grid.nearest(px, py)];
+  const g = ix.grid.nearest(px, py);
+  return g < 0 ? -1 : ix.lane[g];
 }
 
 /**

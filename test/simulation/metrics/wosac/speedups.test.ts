@@ -90,6 +90,12 @@ describe('WOSAC nearest segment: candidate table and ring search', () => {
     }
   });
 
+  it('a non-finite point finds no segment (NaN) instead of searching rings for ever', () => {
+    const ix = buildRoadEdgeIndex([{ id: 1, xy: Float32Array.of(0, 0, 10, 0) }]);
+    expect(signedDistanceToRoadEdge(ix, NaN, 1)).toBeNaN();
+    expect(signedDistanceToRoadEdge(ix, 5, Infinity)).toBeNaN();
+  });
+
   it('a tie between two segments goes to the lower index', () => {
     // Two segments ending at the same vertex; beyond it both are equally far.
     const grid = new SegmentGrid(
