@@ -14,6 +14,7 @@ import { sampleFuture } from './sampling.ts';
 import { sensorOrigin, sensorPoints } from './sweep.ts';
 import type { Tokenizer } from './tokenizerModel.ts';
 import { InputError } from '../core/errors.ts';
+import { constantVelocityPose } from './evalForecast.ts';
 
 export interface ForecastLogOptions {
   /** Observed frames (default: the model's). */
@@ -97,6 +98,11 @@ export async function forecastLog(
     );
   const origin = sensorOrigin(log.meta);
   const G = fc.spec.tokensXY ** 2;
+  const last = log.frameCount - 1;
+  const extra = Math.ceil(nFuture / future) * future * step;
+  const poses = new Float64Array(16 * (log.frameCount + extra));
+  poses.set(log.poses.subarray(0, 16 * log.frameCount));
+  for (let k = 1; k <= extra; k++) poses.set(constantVelocityPose(log.poses, last, k), 16 * (last + k));
   const own = new Map<number, Int32Array>();
   const ownTokens = async (f: number) => {
     if (!own.has(f))
@@ -123,14 +129,13 @@ export async function forecastLog(
       const ref = idx[idx.length - 1];
       const ctx = idx.slice(-past);
       const fut = Array.from({ length: future }, (_, j) => ref + (j + 1) * step);
-      // Future poses are given (the protocol's); beyond the log's end the last motion is repeated.
-      const posesOk = fut.every((f) => f < log.frameCount);
-      if (!posesOk) throw new InputError(log.dir, `frame ${fut[future - 1]} is past the log's end`);
+      // Future poses are given (the protocol's). A last chunk that reaches past the horizon may reach past
+      // the log's end: those frames (never written) get the last motion repeated.
       const priors = await Promise.all(
         fut.map((f) =>
           cfg.network.egoPrior
             ? tok.encode(
-                placedSweep(start, relativePose(log.poses, f, t0), origin),
+                placedSweep(start, relativePose(poses, f, t0), origin),
                 `${log.dir} frame ${t0} in ${f}`,
               )
             : null,
@@ -144,7 +149,7 @@ export async function forecastLog(
           tokensXY: fc.spec.tokensXY,
           past: grids.slice(-past),
           priors,
-          poses: [...ctx, ...fut].map((f) => poseFeatures(log.poses, ref, f)),
+          poses: [...ctx, ...fut].map((f) => poseFeatures(poses, ref, f)),
         },
         o.sampling,
         rng,
@@ -174,7 +179,7 @@ export async function forecastLog(
         targetFrame: f,
         horizonS: Number(((f - t0) / log.meta.rateHz).toFixed(3)),
         rays: along,
-        points: rayPoints(rays, depth, origin, relativePose(log.poses, t0, f)),
+        points: rayPoints(rays, depth, origin, relativePose(poses, t0, f)),
       });
     }
     bar?.tick();
