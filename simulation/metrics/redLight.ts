@@ -58,6 +58,28 @@ function crosses(
   return d3 * d4 <= 0;
 }
 
+/**
+ * Does a move from (px, py) to (qx, qy) ending with heading `yaw` cross the stop line of a signal that is
+ * red at step t, heading along its lane (within 45°)? Shared by the metric and the RL reward.
+ */
+export function crossesRedLine(
+  s: Scenario,
+  lines: SignalLines,
+  t: number,
+  px: number,
+  py: number,
+  qx: number,
+  qy: number,
+  yaw: number,
+): boolean {
+  for (let i = 0; i < lines.count; i++) {
+    if (s.map.trafficLights[lines.light[i]].states[t] !== LIGHT.red) continue;
+    if (Math.cos(yaw - lines.heading[i]) < Math.SQRT1_2) continue;
+    if (crosses(px, py, qx, qy, lines.ax[i], lines.ay[i], lines.bx[i], lines.by[i])) return true;
+  }
+  return false;
+}
+
 /** Per agent: 1 when an evaluated vehicle/cyclist runs a red light in steps [from, to). */
 export function redLightAgents(
   s: Scenario,
@@ -72,7 +94,6 @@ export function redLightAgents(
   const T = s.numSteps;
   const out = new Uint8Array(n);
   if (lines.count === 0) return out;
-  const cos45 = Math.SQRT1_2;
   for (let a = 0; a < n; a++) {
     if (!evaluated[a] || !canViolate[a]) continue;
     for (let t = Math.max(from, 1); t < to && !out[a]; t++) {
@@ -82,14 +103,7 @@ export function redLightAgents(
       const py = tr.y[k - 1];
       const qx = tr.x[k];
       const qy = tr.y[k];
-      for (let i = 0; i < lines.count; i++) {
-        if (s.map.trafficLights[lines.light[i]].states[t] !== LIGHT.red) continue;
-        if (Math.cos(tr.yaw[k] - lines.heading[i]) < cos45) continue;
-        if (crosses(px, py, qx, qy, lines.ax[i], lines.ay[i], lines.bx[i], lines.by[i])) {
-          out[a] = 1;
-          break;
-        }
-      }
+      if (crossesRedLine(s, lines, t, px, py, qx, qy, tr.yaw[k])) out[a] = 1;
     }
   }
   return out;

@@ -1,8 +1,7 @@
 // The RL reward of the learned traffic agents (RTR): −collision, −off-road, −red light each step, plus
 // progress towards the agent's goal; episodes continue after an infraction (removing agents biases metrics).
 import { type SimEnv, TYPE_CODE } from '../env.ts';
-import { type SignalLines, signalLines } from '../metrics/redLight.ts';
-import { LIGHT } from '../scenario.ts';
+import { crossesRedLine, type SignalLines, signalLines } from '../metrics/redLight.ts';
 
 export interface RewardConfig {
   collision: number;
@@ -103,33 +102,6 @@ export class RewardTracker {
     if (L.count === 0) return false;
     const s = env.scenarios[si];
     const t = env.currentStepOf(si);
-    const px = this.prevX[g];
-    const py = this.prevY[g];
-    const qx = env.x[g];
-    const qy = env.y[g];
-    for (let i = 0; i < L.count; i++) {
-      if (s.map.trafficLights[L.light[i]].states[t] !== LIGHT.red) continue;
-      if (Math.cos(env.yaw[g] - L.heading[i]) < Math.SQRT1_2) continue;
-      if (segmentsCross(px, py, qx, qy, L.ax[i], L.ay[i], L.bx[i], L.by[i])) return true;
-    }
-    return false;
+    return crossesRedLine(s, L, t, this.prevX[g], this.prevY[g], env.x[g], env.y[g], env.yaw[g]);
   }
-}
-
-function segmentsCross(
-  px: number,
-  py: number,
-  qx: number,
-  qy: number,
-  ax: number,
-  ay: number,
-  bx: number,
-  by: number,
-): boolean {
-  const d1 = (bx - ax) * (py - ay) - (by - ay) * (px - ax);
-  const d2 = (bx - ax) * (qy - ay) - (by - ay) * (qx - ax);
-  if (d1 * d2 > 0 || d1 === d2) return false;
-  const d3 = (qx - px) * (ay - py) - (qy - py) * (ax - px);
-  const d4 = (qx - px) * (by - py) - (qy - py) * (bx - px);
-  return d3 * d4 <= 0;
 }
