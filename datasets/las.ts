@@ -6,6 +6,7 @@ import { InputError } from '../core/errors.ts';
 import { poseFromTranslationYaw } from '../core/geometry/pose.ts';
 import type { FrameInput } from './logstore.ts';
 import { frameFiles, readFileHead, readInputFile } from './inputFiles.ts';
+import { type LasCrs, readLasCrs } from './lasCrs.ts';
 import { decodeLasPoints, parseLasHeader, type LasHeader, type LasPoints } from './lasFormat.ts';
 import type { SourceOpener } from './source.ts';
 import { checkDeclaredBounds, type PlausibilityOptions } from './plausibility.ts';
@@ -17,7 +18,7 @@ import { checkDeclaredBounds, type PlausibilityOptions } from './plausibility.ts
 export async function readLasPoints(
   file: string,
   opts: PlausibilityOptions = {},
-): Promise<{ header: LasHeader; points: LasPoints; decoder: string; dropped: number }> {
+): Promise<{ header: LasHeader; points: LasPoints; decoder: string; dropped: number; crs: LasCrs }> {
   const r = await decodeLasFile(file);
   const { keep, dropped } = hasBounds(r.header)
     ? checkDeclaredBounds(
@@ -77,9 +78,18 @@ function checkLazChunkTable(bytes: Uint8Array, h: LasHeader, file: string): void
 
 async function decodeLasFile(
   file: string,
-): Promise<{ header: LasHeader; points: LasPoints; decoder: string }> {
+): Promise<{ header: LasHeader; points: LasPoints; decoder: string; crs: LasCrs }> {
   const bytes = readInputFile(file);
   const header = parseLasHeader(bytes, file);
+  const crs = readLasCrs(bytes, header, file);
+  return { ...(await decodeLasBody(bytes, header, file)), crs };
+}
+
+async function decodeLasBody(
+  bytes: Uint8Array,
+  header: LasHeader,
+  file: string,
+): Promise<{ header: LasHeader; points: LasPoints; decoder: string }> {
   if (header.versionMinor >= 4) {
     if (header.compressed)
       throw new InputError(
@@ -148,6 +158,50 @@ export function lasOrigin(p: LasPoints): [number, number, number] {
   return [Math.round((x0 + x1) / 2), Math.round((y0 + y1) / 2), Math.floor(z0)];
 }
 
+/**
+ * Scale coordinates from the file's linear units to metres in place (x, y by the horizontal unit, z by
+ * the vertical one); a file without a usable unit keeps its coordinates, and the log says so.
+ */
+export function lasToMetres(p: LasPoints, crs: LasCrs): void {
+  const h = crs.horizontalUnit?.metres ?? 1;
+  const v = crs.verticalUnit?.metres ?? 1;
+  if (h === 1 && v === 1) return;
+  for (let i = 0; i < p.x.length; i++) {
+    p.x[i] *= h;
+    p.y[i] *= h;
+    p.z[i] *= v;
+  }
+}
+
+/** The CRS as stated in meta.json (`extra.crs`): snake_case keys, units named with their length. */
+export function crsMetadata(crs: LasCrs): Record<string, unknown> {
+  const unit = (u: LasCrs['horizontalUnit']) => (u ? { name: u.name, metres: u.metres } : null);
+  const known = crs.horizontalUnit !== null && crs.verticalUnit !== null;
+  return {
+    from: crs.from,
+    name: crs.name,
+    epsg: crs.epsg,
+    wkt: crs.wkt,
+    file_horizontal_unit: unit(crs.horizontalUnit),
+    file_vertical_unit: unit(crs.verticalUnit),
+    vertical_unit_assumed: crs.verticalUnitAssumed,
+    coordinates: known
+      ? 'metres: converted from the file units above, then re-centred on extra.origins (pose translation)'
+      : 'as stored in the file: the file states no linear unit, so they are NOT known to be metres',
+  };
+}
+
+/** Two files of one log must share their CRS, or their coordinates would be silently mixed. */
+function sameCrs(a: LasCrs, b: LasCrs): boolean {
+  return (
+    a.wkt === b.wkt &&
+    a.epsg === b.epsg &&
+    a.name === b.name &&
+    a.horizontalUnit?.metres === b.horizontalUnit?.metres &&
+    a.verticalUnit?.metres === b.verticalUnit?.metres
+  );
+}
+
 function toCloud(p: LasPoints, origin: [number, number, number]): PointCloud {
   const n = p.x.length;
   const c = allocatePointCloud(n);
@@ -175,6 +229,7 @@ export const open: SourceOpener = async (input, opts) => {
     decoders: [] as string[],
   };
   let dropped = 0;
+  let crs0: LasCrs | null = null;
   return {
     source: 'las',
     sensor: null,
@@ -183,7 +238,16 @@ export const open: SourceOpener = async (input, opts) => {
     async *frames(): AsyncIterable<FrameInput> {
       for (let i = 0; i < files.length; i++) {
         const r = await readLasPoints(files[i], opts);
-        const { points, decoder } = r;
+        const { points, decoder, crs } = r;
+        if (!crs0) {
+          crs0 = crs;
+          extra.crs = crsMetadata(crs);
+        } else if (!sameCrs(crs0, crs))
+          throw new InputError(
+            files[i],
+            `its coordinate system (${crs.name ?? crs.from}) differs from ${files[0]}'s (${crs0.name ?? crs0.from}); import them as separate logs`,
+          );
+        lasToMetres(points, crs);
         dropped += r.dropped;
         if (dropped) extra.droppedImplausiblePoints = dropped;
         const origin = lasOrigin(points);

@@ -1,5 +1,6 @@
 // LAS/LAZ reader: point counts of the real samples, LAS and LAZ decoding to the same points, our LAS
-// 1.4 record decoder checked against loaders.gl on LAS 1.2, and re-centring that keeps centimetres.
+// 1.4 record decoder checked against loaders.gl on LAS 1.2, re-centring that keeps centimetres, and the
+// file's CRS (WKT / GeoKeys) kept in meta.json with coordinates converted from its feet to metres.
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
@@ -7,6 +8,7 @@ import { realData } from '../../core/paths.ts';
 import { describeWithSharedData } from '../sharedData.ts';
 import { importLog } from '../../datasets/import.ts';
 import { readLasPoints } from '../../datasets/las.ts';
+import { readLasCrs } from '../../datasets/lasCrs.ts';
 import { decodeLasPoints, parseLasHeader } from '../../datasets/lasFormat.ts';
 import { LogReader } from '../../datasets/logstore.ts';
 import { tmpDir } from './tmp.ts';
@@ -57,6 +59,71 @@ describeWithSharedData('LAS/LAZ reader', () => {
     }
   });
 
+  it('reads the CRS: autzen in feet (WKT and GeoKeys agree), test1_4 in US survey feet (WKT only)', () => {
+    const crsOf = (f: string) => {
+      const bytes = new Uint8Array(fs.readFileSync(realData('las', f)));
+      return readLasCrs(bytes, parseLasHeader(bytes, f), f);
+    };
+    const autzen = crsOf('autzen_trim.las');
+    expect(autzen.from).toBe('wkt');
+    expect(autzen.name).toBe('NAD_1983_HARN_Lambert_Conformal_Conic');
+    expect(autzen.horizontalUnit).toEqual({ name: 'foot', metres: 0.3048 });
+    expect(autzen.verticalUnitAssumed).toBe(true);
+    // The GeoKeys alone (the WKT record removed) give the same unit: ProjLinearUnitsGeoKey 9002.
+    const bytes = new Uint8Array(fs.readFileSync(realData('las', 'autzen_trim.las')));
+    const noWkt = Buffer.from(bytes);
+    for (let o = noWkt.indexOf('LASF_Projection'); o >= 0; o = noWkt.indexOf('LASF_Projection', o + 1))
+      if (noWkt.readUInt16LE(o + 16) === 2112) noWkt.write('XXXX_Projection', o, 'latin1');
+    const geo = readLasCrs(noWkt, parseLasHeader(noWkt, 'x'), 'x');
+    expect(geo.from).toBe('geokeys');
+    expect(geo.horizontalUnit).toEqual({ name: 'foot', metres: 0.3048 });
+    expect(geo.name).toMatch(/Lambert_Conformal_Conic/);
+    const nm = crsOf('test1_4.las');
+    expect(nm.epsg).toBe(2903);
+    expect(nm.name).toBe('NAD83(HARN) / New Mexico Central (ftUS)');
+    expect(nm.horizontalUnit!.name).toBe('US survey foot');
+    expect(nm.horizontalUnit!.metres).toBeCloseTo(1200 / 3937, 12);
+    // Its nested VERTCS names the US survey foot with a factor of 1.0: the name wins.
+    expect(nm.verticalUnitAssumed).toBe(false);
+    expect(nm.verticalUnit!.metres).toBeCloseTo(1200 / 3937, 12);
+    expect(crsOf('simple.las').from).toBe('none');
+  });
+
+  it('imports in metres: extents are the file extents × the foot, the CRS is in meta.json', async () => {
+    for (const [f, unit] of [
+      ['autzen_trim.las', 0.3048],
+      ['test1_4.las', 1200 / 3937],
+    ] as const) {
+      const file = realData('las', f);
+      const h = parseLasHeader(new Uint8Array(fs.readFileSync(file)), file);
+      const out = path.join(tmpDir(), `m-${f}`);
+      const meta = await importLog(file, 'las', out, {});
+      const crs = meta.extra.crs as Record<string, { name: string; metres: number } | string>;
+      expect((crs.file_horizontal_unit as { metres: number }).metres).toBe(unit);
+      expect(crs.coordinates).toMatch(/^metres/);
+      const log = await LogReader.open(out);
+      const pose = log.pose(0);
+      const fr = await log.readFrame(0);
+      const lo = [Infinity, Infinity, Infinity];
+      const hi = [-Infinity, -Infinity, -Infinity];
+      for (let i = 0; i < fr.points.x.length; i++) {
+        const p = [fr.points.x[i] + pose[3], fr.points.y[i] + pose[7], fr.points.z[i] + pose[11]];
+        for (let j = 0; j < 3; j++) {
+          lo[j] = Math.min(lo[j], p[j]);
+          hi[j] = Math.max(hi[j], p[j]);
+        }
+      }
+      await log.close();
+      // Within a millimetre (float32 storage relative to the origin, header bounds rounded to the scale).
+      for (let j = 0; j < 3; j++) {
+        expect(Math.abs(lo[j] - h.min[j] * unit)).toBeLessThan(1e-3);
+        expect(Math.abs(hi[j] - h.max[j] * unit)).toBeLessThan(1e-3);
+      }
+      // Feet taken as metres would be off by 0.3048 × 636,000 ft ≈ 440 km: this is not a tolerance question.
+      expect(Math.abs(lo[0] - h.min[0])).toBeGreaterThan(1000);
+    }
+  });
+
   it('imports one frame re-centred on a whole-metre origin kept in the pose: coordinates survive to 1 cm', async () => {
     const file = realData('las', 'autzen_trim.laz');
     const out = path.join(tmpDir(), 'log');
@@ -69,6 +136,12 @@ describeWithSharedData('LAS/LAZ reader', () => {
     expect([pose[3], pose[7], pose[11]]).toEqual(origin);
     const f = await log.readFrame(0);
     const raw = (await readLasPoints(file)).points;
+    // The file is in feet (its CRS says so); the log holds metres.
+    for (let i = 0; i < raw.x.length; i++) {
+      raw.x[i] *= 0.3048;
+      raw.y[i] *= 0.3048;
+      raw.z[i] *= 0.3048;
+    }
     let worst = 0;
     let worstRawFloat32 = 0;
     for (let i = 0; i < raw.x.length; i++) {
@@ -80,9 +153,9 @@ describeWithSharedData('LAS/LAZ reader', () => {
         Math.abs(f.points.z[i] + pose[11] - raw.z[i]),
       );
     }
-    expect(worst).toBeLessThan(0.005);
-    // Storing the raw coordinates in float32 would lose more than a centimetre (spacing 1/16 m at 850 km).
-    expect(worstRawFloat32).toBeGreaterThan(0.01);
+    expect(worst).toBeLessThan(0.002);
+    // Storing the raw coordinates in float32 would lose more (spacing 1/64 m at 259 km).
+    expect(worstRawFloat32).toBeGreaterThan(0.005);
     await log.close();
   });
 });
