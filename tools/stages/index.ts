@@ -25,6 +25,11 @@ export const STAGES: StageSpec[] = [
     load: () => import('./record.ts'),
   },
   {
+    name: 'record-boxes',
+    summary: 'write received Boxes to an Arrow file, each frame once and in order (optionally tracked)',
+    load: () => import('./recordBoxes.ts'),
+  },
+  {
     name: 'relay',
     summary: 'forward batches between endpoints (e.g. PULL → PUB)',
     load: () => import('./relay.ts'),
