@@ -38,7 +38,11 @@ describe('drivekit sim / export', () => {
       expect(mean[k]).toEqual(expect.any(Number));
     const metrics = JSON.parse(fs.readFileSync(path.join(out, 'metrics.json'), 'utf8'));
     expect(metrics.rows.map((r: { scenario: string }) => r.scenario)).toEqual(['straight-road', 'second']);
-    expect(fs.readFileSync(path.join(out, 'metrics.csv'), 'utf8').trim().split('\n').length).toBe(4);
+    // One row per scenario; the mean in its own file.
+    const csv = fs.readFileSync(path.join(out, 'metrics.csv'), 'utf8').trim().split('\n');
+    expect(csv.map((l) => l.split(',')[0])).toEqual(['scenario', 'straight-road', 'second']);
+    const summaryCsv = fs.readFileSync(path.join(out, 'metrics_summary.csv'), 'utf8').trim().split('\n');
+    expect(summaryCsv.map((l) => l.split(',')[0])).toEqual(['scenario', 'mean']);
     const back = readRolloutSet(out);
     expect(back.map((s) => s.id)).toEqual(['straight-road', 'second']);
   });

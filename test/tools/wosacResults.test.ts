@@ -23,12 +23,12 @@ describeWithSharedData('WOSAC results on the real WOMD scenario', () => {
     async () => {
       const out = path.join(tmp, 'cv');
       const summary = await runSim({ scenarios: WOMD, agents: 'cv', out, rollouts: 4, seed: 1, json: true });
-      const w = summary.wosac as { metaMetric: number; components: Record<string, number> };
-      expect(w.metaMetric).toBeGreaterThan(0);
-      expect(w.metaMetric).toBeLessThan(1);
+      const w = summary.wosac as { meta_metric: number; components: Record<string, number> };
+      expect(w.meta_metric).toBeGreaterThan(0);
+      expect(w.meta_metric).toBeLessThan(1);
       const file = JSON.parse(fs.readFileSync(path.join(out, 'metrics.json'), 'utf8'));
-      expect(file.wosac.rows[0].scenarioId).toBe('637f20cafde22ff8');
-      expect(file.wosac.rows[0].scoredAgents).toBe(4); // the SDC + 3 tracks_to_predict
+      expect(file.wosac.rows[0].scenario_id).toBe('637f20cafde22ff8');
+      expect(file.wosac.rows[0].scored_agents).toBe(4); // the SDC + 3 tracks_to_predict
       expect(Object.keys(file.wosac.rows[0].components).sort()).toEqual([...WOSAC_COMPONENTS].sort());
     },
     60_000,

@@ -1,6 +1,8 @@
 // `drivekit sim --scenarios <dir|file> --agents <replay|cv|idm|still> --out <dir>`: N seeded closed-loop
 // rollouts per scenario scored with the Sim Agents (WOSAC 2025) metric and the rollout metrics; writes
-// rollouts.arrow (AgentStates + a rollout column), the scenarios, metrics.json / metrics.csv.
+// rollouts.arrow (AgentStates + a rollout column), the scenarios, metrics.json / metrics.csv (one row per
+// scenario) and metrics_summary.csv (the mean row); refuses an existing --out unless --force.
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { writeFileAtomicSync } from '../../core/atomic.ts';
@@ -16,9 +18,10 @@ import { checkSimulatable, rolloutScenarios, type ScenarioRollout } from '../../
 import { saveScenario } from '../../simulation/scenarioIo.ts';
 import { loadScenarios } from '../../simulation/scenarioSources.ts';
 import { intOption } from '../numberOption.ts';
-import { formatMetricTable, jsonWithNulls, METRIC_COLUMNS } from '../report/simMetrics.ts';
+import { formatMetricTable, METRIC_COLUMNS } from '../report/simMetrics.ts';
 import { formatWosacTable, wosacRow } from '../report/wosacTable.ts';
 import { makeDirs } from '../../core/dirs.ts';
+import { addForce, printJson, refuseExisting, snakeKeys, toJson } from '../cliOptions.ts';
 
 export { SIM_FILES };
 
@@ -42,8 +45,16 @@ export interface SimOptions {
   deterministic?: boolean;
   /** Agents × rollouts simulated (and held in memory) at once (default CHUNK_AGENTS). */
   chunkAgents?: number;
+  /** Replace the outputs of an earlier run in --out (the CLI refuses them otherwise). */
+  force?: boolean;
   json?: boolean;
 }
+
+/** The files and folders a run writes into --out: what --force replaces. */
+export const simOutputs = (out: string) =>
+  [SIM_FILES.rollouts, SIM_FILES.scenarios, SIM_FILES.metrics, 'metrics.csv', 'metrics_summary.csv'].map(
+    (f) => path.join(out, f),
+  );
 
 const allAgentNames = () => [
   ...Object.keys(AGENTS),
@@ -72,6 +83,8 @@ export async function runSim(opts: SimOptions): Promise<Record<string, unknown>>
   const files = loaded.map((l) => l.file);
   checkSimulatable(scenarios, files);
   makeDirs(opts.out);
+  // A replaced run must not leave scenarios of its own beside the new ones.
+  if (opts.force) fs.rmSync(path.join(opts.out, SIM_FILES.scenarios), { recursive: true, force: true });
   const meta = {
     'drivekit.agents': opts.agents,
     'drivekit.scenarios': String(scenarios.length),
@@ -120,10 +133,7 @@ export async function runSim(opts: SimOptions): Promise<Record<string, unknown>>
   const mean = meanMetrics(rows);
   const wosac = { ...meanWosacScores(wosacRows), rows: wosacRows };
   const run = { scenarios: results.length, agents: opts.agents, rollouts: N, seed: stochastic ? seed : null };
-  writeFileAtomicSync(
-    path.join(opts.out, SIM_FILES.metrics),
-    jsonWithNulls({ ...run, wosac, mean, rows }) + '\n',
-  );
+  writeFileAtomicSync(path.join(opts.out, SIM_FILES.metrics), toJson({ ...run, wosac, mean, rows }) + '\n');
   const keys = [
     'scenario',
     ...METRIC_COLUMNS.map((c) => c[0]),
@@ -132,12 +142,15 @@ export async function runSim(opts: SimOptions): Promise<Record<string, unknown>>
   ] as const;
   const csvRow = (r: Record<string, unknown>) =>
     keys.map((k) => (typeof r[k] === 'number' && !Number.isFinite(r[k]) ? '' : String(r[k]))).join(',');
-  const csv = [
-    keys.join(','),
-    ...rows.map((r) => csvRow(r as unknown as Record<string, unknown>)),
-    csvRow({ ...mean, scenario: 'mean' }),
-  ].join('\n');
+  // One row per scenario; the mean over them in a file of its own, so a reader of metrics.csv sees only data.
+  const csv = [keys.join(','), ...rows.map((r) => csvRow(r as unknown as Record<string, unknown>))].join(
+    '\n',
+  );
   writeFileAtomicSync(path.join(opts.out, 'metrics.csv'), csv + '\n');
+  writeFileAtomicSync(
+    path.join(opts.out, 'metrics_summary.csv'),
+    [keys.join(','), csvRow({ ...mean, scenario: 'mean' })].join('\n') + '\n',
+  );
   if (!opts.json)
     process.stdout.write(
       `${opts.agents}: ${N} rollout(s) per scenario (${stochastic ? `stochastic, seed ${seed}` : 'deterministic'}); rates are means over the rollouts\n\n` +
@@ -153,11 +166,15 @@ export async function runSim(opts: SimOptions): Promise<Record<string, unknown>>
         formatMetricTable(rows, mean) +
         `\n\nwrote ${opts.out}\n`,
     );
-  return { ...run, wosac: { metaMetric: wosac.metaMetric, components: wosac.components }, mean };
+  return snakeKeys({
+    ...run,
+    wosac: { metaMetric: wosac.metaMetric, components: wosac.components },
+    mean,
+  }) as Record<string, unknown>;
 }
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('sim')
     .description(
       'N seeded closed-loop rollouts of built-in agents per scenario, scored with the Sim Agents (WOSAC 2025) realism metric and collision/off-road/ADE metrics',
@@ -170,7 +187,10 @@ export function register(program: Command): void {
       '--agents <name>',
       `traffic agents: ${Object.keys(AGENTS).join(' | ')} | learned (models/agent.onnx) | <model.onnx> (or ${Object.keys(SANITY_AGENTS).join(' | ')}: a broken agent, the sanity row)`,
     )
-    .requiredOption('--out <dir>', 'output directory (rollouts.arrow, scenarios/, metrics.json, metrics.csv)')
+    .requiredOption(
+      '--out <dir>',
+      'output directory (rollouts.arrow, scenarios/, metrics.json, metrics.csv, metrics_summary.csv)',
+    )
     .option(
       '--rollouts <n>',
       `seeded rollouts per scenario (default ${DEFAULT_ROLLOUTS}, the Sim Agents setting; 1 with --deterministic)`,
@@ -191,12 +211,18 @@ export function register(program: Command): void {
     .option('--limit <n>', 'simulate only the first n scenarios', intOption('--limit', 1))
     .option(
       '--json',
-      'print {"scenarios","agents","rollouts","seed","wosac":{metaMetric,components},"mean":{…}} as one JSON line',
-    )
-    .action(async (opts: SimOptions) => {
-      if (opts.control !== 'scenario' && opts.control !== 'all')
-        throw new InputError('--control', `must be 'scenario' or 'all', got '${opts.control}'`);
-      const summary = await runSim(opts);
-      if (opts.json) process.stdout.write(jsonWithNulls(summary) + '\n');
-    });
+      'print {"scenarios","agents","rollouts","seed","wosac":{meta_metric,components},"mean":{…}} as one JSON line',
+    );
+  addForce(cmd, 'the outputs of an earlier run in --out');
+  cmd.addHelpText(
+    'after',
+    '\nRates and the realism scores are fractions (0–1) in every output. See docs/cli.md for the JSON keys.',
+  );
+  cmd.action(async (opts: SimOptions) => {
+    if (opts.control !== 'scenario' && opts.control !== 'all')
+      throw new InputError('--control', `must be 'scenario' or 'all', got '${opts.control}'`);
+    refuseExisting(simOutputs(opts.out), opts.force);
+    const summary = await runSim(opts);
+    if (opts.json) printJson(summary);
+  });
 }

@@ -15,14 +15,18 @@ const run = promisify(execFile);
 export const drivekit = (...args: string[]) =>
   run(process.execPath, [path.join(REPO_ROOT, 'bin', 'drivekit.js'), ...args], { cwd: REPO_ROOT });
 
-/** `drivekit <args>` must fail with exit 1 and one stderr line matching `msg`. */
+/**
+ * `drivekit <args>` must fail with one stderr line matching `msg`, and exit code 2 when that line names an
+ * option (a usage error: `drivekit: --x: …`, `drivekit sim: unknown option …`), 1 otherwise (docs/cli.md).
+ */
 export async function expectOneLineFailure(args: string[], msg: RegExp): Promise<void> {
   const e = (await drivekit(...args).then(
     () => null,
     (err: unknown) => err,
   )) as { code: number; stderr: string } | null;
   expect(e).not.toBeNull();
-  expect(e!.code).toBe(1);
+  const usage = /^drivekit: --|^drivekit [a-z-]+( [a-z-]+)?: /.test(e!.stderr);
+  expect(e!.code).toBe(usage ? 2 : 1);
   expect(e!.stderr.trim().split('\n')).toHaveLength(1);
   expect(e!.stderr).toMatch(msg);
 }

@@ -1,0 +1,121 @@
+// The conventions every drivekit command shares (docs/cli.md), checked over the whole command table in
+// process: one-line usage errors with exit code 2, --force on every command that writes, no old names in --help.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { COMMANDS } from '../../tools/commands/index.ts';
+import { runCli, usageLine } from '../../tools/program.ts';
+import { snakeCase, snakeKeys } from '../../tools/cliOptions.ts';
+import { saveScenario } from '../../simulation/scenarioIo.ts';
+import { straightRoadScenario } from '../simulation/fixtures.ts';
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-conventions-'));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+afterEach(() => vi.restoreAllMocks());
+
+/** `drivekit <args>` in this process: its exit code and what it printed. */
+async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => {
+    stdout += String(s);
+    return true;
+  });
+  vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => {
+    stderr += String(s);
+    return true;
+  });
+  try {
+    const code = await runCli(['node', 'drivekit', ...args]);
+    return { code, stdout, stderr };
+  } finally {
+    vi.restoreAllMocks();
+  }
+}
+
+/** Commands that write files, each with its --force wording checked in --help. */
+const WRITERS = [
+  'import',
+  'synth',
+  'discover',
+  'detect',
+  'tokenize',
+  'forecast',
+  'sim',
+  'longtail',
+  'export',
+  'odometry',
+];
+
+describe('drivekit command-line conventions', () => {
+  it('turns camelCase keys into snake_case and keeps data keys', () => {
+    expect(snakeCase('pointsPerFrameMedian')).toBe('points_per_frame_median');
+    expect(snakeCase('depthL1MeanM')).toBe('depth_l1_mean_m');
+    expect(snakeCase('ade_m')).toBe('ade_m');
+    expect(snakeCase('REGULAR_VEHICLE')).toBe('REGULAR_VEHICLE');
+    expect(snakeCase('Car')).toBe('Car');
+    expect(snakeKeys({ aB: [{ cD: NaN }], e: new Float32Array([1]), f: undefined })).toEqual({
+      a_b: [{ c_d: null }],
+      e: [1],
+    });
+  });
+
+  it('prints a usage error as one line naming the bad option, with exit code 2', async () => {
+    expect(usageLine("error: unknown option '--x'\n(Did you mean --y?)\n", 'drivekit sim')).toBe(
+      "drivekit sim: unknown option '--x' (Did you mean --y?) (see drivekit sim --help)\n",
+    );
+    for (const { name } of COMMANDS) {
+      const r = await cli(name, '--no-such-option', 'x');
+      expect(r.code, name).toBe(2);
+      const lines = r.stderr.trim().split('\n');
+      expect(lines, name).toHaveLength(1);
+      expect(lines[0], name).toMatch(new RegExp(`^drivekit ${name}: .*'--[a-z-]+`));
+      expect(lines[0], name).not.toMatch(/Usage:/);
+    }
+    const bad = await cli('sim', '--scenarios', 'x', '--agents', 'cv', '--out', 'y', '--rollouts', 'many');
+    expect([bad.code, bad.stderr]).toEqual([
+      2,
+      "drivekit: --rollouts: must be a whole number ≥ 1, got 'many' (see drivekit sim --help)\n",
+    ]);
+    expect((await cli('no-such-command')).code).toBe(2);
+  }, 60_000);
+
+  it('exits 1 with one line on a runtime error (a missing input file)', async () => {
+    const r = await cli(
+      'sim',
+      '--scenarios',
+      path.join(tmp, 'missing'),
+      '--agents',
+      'cv',
+      '--out',
+      path.join(tmp, 'o'),
+    );
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toContain('missing');
+  });
+
+  it('has --force on every command that writes, and no old option names in any --help', async () => {
+    for (const { name } of COMMANDS) {
+      const r = await cli(name, '--help');
+      expect(r.code, name).toBe(0);
+      if (WRITERS.includes(name)) expect(r.stdout, name).toMatch(/--force/);
+      expect(r.stdout, name).not.toMatch(/--workers|--range\b/);
+    }
+  }, 60_000);
+
+  it('sim refuses an existing output unless --force, and replaces it with --force', async () => {
+    const scen = path.join(tmp, 'scen.json');
+    saveScenario(straightRoadScenario({ numAgents: 2, numSteps: 21 }), scen);
+    const out = path.join(tmp, 'sim');
+    const args = ['sim', '--scenarios', scen, '--agents', 'cv', '--out', out, '--json'];
+    expect((await cli(...args)).code).toBe(0);
+    const again = await cli(...args);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/rollouts\.arrow: exists \(pass --force to replace it\)/);
+    const forced = await cli(...args, '--force');
+    expect(forced.code).toBe(0);
+    expect(Object.keys(JSON.parse(forced.stdout)).every((k) => k === snakeCase(k))).toBe(true);
+  }, 60_000);
+});
