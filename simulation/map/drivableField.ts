@@ -6,7 +6,8 @@ import type { RoadMap } from '../scenario.ts';
 export type FieldSource = 'drivable_areas' | 'road_edges' | 'lanes' | 'none';
 
 export interface DrivableFieldConfig {
-  /** Raster cell size, metres. */
+  /** Raster cell size, metres (mask boundaries are exact to half a cell: 0.5 m cells rated parked cars
+   * 5 cm from the curb off-road). */
   resolutionM: number;
   /** Margin around the map's extent, metres. */
   marginM: number;
@@ -17,7 +18,7 @@ export interface DrivableFieldConfig {
 }
 
 export const DEFAULT_FIELD: DrivableFieldConfig = {
-  resolutionM: 0.5,
+  resolutionM: 0.25,
   marginM: 20,
   edgeBandM: 10,
   maxCells: 16_000_000,
@@ -129,6 +130,9 @@ export function buildDrivableField(map: RoadMap, cfg: DrivableFieldConfig = DEFA
     const f = allocate('drivable_areas', extentOf(map.drivableAreas.map((p) => p.xy)), cfg);
     const inside = new Uint8Array(f.cols * f.rows);
     for (const p of map.drivableAreas) fillPolygon(f, p.xy, inside);
+    // Lanes are drivable by definition: a polygon that clips a lane (a tight junction corner curb) would
+    // rate the log's own turning vehicles off-road, so the lane corridors are added to the polygons.
+    for (const l of map.lanes) stampCorridor(f, l.xy, l.widthM / 2, inside);
     signedFromMask(f, inside);
     return f;
   }
