@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import { type Command, Option } from 'commander';
 import { InputError } from '../core/errors.ts';
+import { intOption } from './numberOption.ts';
 
 /** `pointsPerFrame` → `points_per_frame`; keys that are already snake_case or data (`Car`, `0012`) stay. */
 export function snakeCase(key: string): string {
@@ -74,17 +75,16 @@ export function logInput(positional: string | undefined, opts: { log?: string })
  * `--threads <n>` with `--workers <n>` kept as a hidden alias for one version (it was the flag of synth
  * and export). Read it back with `threadsInput`.
  */
-export function addThreads(
-  cmd: Command,
-  description: string,
-  parse: (text: string) => number,
-  defaultValue?: number,
-): Command {
-  const threads = new Option('--threads <n>', description).argParser(parse);
+export function addThreads(cmd: Command, description: string, min = 1, defaultValue?: number): Command {
+  const threads = new Option('--threads <n>', description).argParser(intOption('--threads', min));
   if (defaultValue !== undefined) threads.default(defaultValue);
   return cmd
     .addOption(threads)
-    .addOption(new Option('--workers <n>', 'deprecated: use --threads').argParser(parse).hideHelp());
+    .addOption(
+      new Option('--workers <n>', 'deprecated: use --threads')
+        .argParser(intOption('--workers', min))
+        .hideHelp(),
+    );
 }
 
 /** --threads, or the deprecated --workers (with a note on stderr). */

@@ -8,13 +8,15 @@ import { LIDAR_MODELS, type LidarModel } from '../../simulation/lidar/beams.ts';
 import { writeSyntheticLog } from '../../simulation/town/synthLog.ts';
 import { upperMedianOfSorted } from '../../core/stats.ts';
 import { intOption } from '../numberOption.ts';
+import { addForce, addThreads, printJson, threadsInput } from '../cliOptions.ts';
 
 interface SynthCliOptions {
   frames: string;
   seed: string;
   lidar: string;
   out: string;
-  workers?: string;
+  threads?: number;
+  workers?: number;
   azimuth?: string;
   motion: boolean;
   scenario: boolean;
@@ -27,7 +29,7 @@ function positiveInt(flag: string, value: string, min = 1): number {
 }
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('synth')
     .description(
       'generate a synthetic driving log: procedural town, IDM traffic, pedestrians and a simulated LiDAR, with exact labels',
@@ -36,12 +38,13 @@ export function register(program: Command): void {
     .option('--frames <n>', 'sweeps to record at 10 Hz', '100')
     .option('--seed <s>', 'seed of the town, the traffic and the sensor noise', '1')
     .option('--lidar <model>', `sensor: ${LIDAR_MODELS.join(' | ')}`, 'hdl64')
-    .option('--workers <n>', 'worker threads for the sweeps (default: all cores)')
     .option('--azimuth <steps>', "firing columns per revolution (default: the sensor's)")
     .option('--no-motion', 'freeze the world while the sensor spins (no rolling-shutter smear)')
     .option('--no-scenario', 'do not write the scenario (map + agent tracks) beside the log')
-    .option('--force', 'replace an existing log at --out')
-    .option('--json', 'print the summary as one JSON object')
+    .option('--json', 'print the summary as one JSON object (snake_case keys, docs/cli.md)');
+  addThreads(cmd, 'worker threads for the sweeps (default: all cores)');
+  addForce(cmd, 'an existing log at --out');
+  cmd
     .addHelpText(
       'after',
       '\nLabels (labels.arrow): every car, van, truck, cyclist and pedestrian (moving or parked) within the\n' +
@@ -58,7 +61,7 @@ export function register(program: Command): void {
           `unknown sensor '${opts.lidar}' (expected ${LIDAR_MODELS.join(', ')})`,
         );
       }
-      const workers = opts.workers === undefined ? coreCount() : positiveInt('--workers', opts.workers);
+      const workers = threadsInput(opts) ?? coreCount();
       const sensor =
         opts.azimuth === undefined ? {} : { azimuthSteps: positiveInt('--azimuth', opts.azimuth, 16) };
       const started = Date.now();
@@ -89,7 +92,7 @@ export function register(program: Command): void {
         seconds: (Date.now() - started) / 1000,
       };
       if (opts.json) {
-        process.stdout.write(JSON.stringify(summary) + '\n');
+        printJson(summary);
       } else {
         process.stdout.write(
           [
