@@ -163,7 +163,7 @@ describe('synthetic log', () => {
         encoding: 'utf8',
       });
     const bad = run('--out', path.join(tmp, 'x'), '--frames', '3', '--lidar', 'hdl65');
-    expect(bad.status).toBe(1);
+    expect(bad.status).toBe(2); // a usage error (docs/cli.md)
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
     expect(bad.stderr).toContain('--lidar');
     expect(fs.existsSync(path.join(tmp, 'x', 'meta.json'))).toBe(false);
