@@ -38,6 +38,15 @@ export function printJson(value: unknown): void {
   process.stdout.write(toJson(value) + '\n');
 }
 
+/** A file, or a directory with something in it (an empty directory is a place to write, not an output). */
+function holdsOutput(p: string): boolean {
+  try {
+    return !fs.statSync(p).isDirectory() || fs.readdirSync(p).length > 0;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * A command that writes refuses an output that is already there unless --force: a rerun never replaces a
  * result silently. `paths` are the files or directories the command would write.
@@ -45,7 +54,7 @@ export function printJson(value: unknown): void {
 export function refuseExisting(paths: string | readonly string[], force: boolean | undefined): void {
   if (force) return;
   for (const p of typeof paths === 'string' ? [paths] : paths) {
-    if (fs.existsSync(p)) throw new InputError(p, 'exists (pass --force to replace it)');
+    if (holdsOutput(p)) throw new InputError(p, 'exists (pass --force to replace it)');
   }
 }
 

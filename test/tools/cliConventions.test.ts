@@ -105,7 +105,7 @@ describe('drivekit command-line conventions', () => {
     }
   }, 60_000);
 
-  it('sim refuses an existing output unless --force, and replaces it with --force', async () => {
+  it('sim and export refuse an existing output unless --force, and replace it with --force', async () => {
     const scen = path.join(tmp, 'scen.json');
     saveScenario(straightRoadScenario({ numAgents: 2, numSteps: 21 }), scen);
     const out = path.join(tmp, 'sim');
@@ -117,5 +117,12 @@ describe('drivekit command-line conventions', () => {
     const forced = await cli(...args, '--force');
     expect(forced.code).toBe(0);
     expect(Object.keys(JSON.parse(forced.stdout)).every((k) => k === snakeCase(k))).toBe(true);
+    // export of that run: the same rule for its default target, <rollouts>/export-<format>.
+    const exp = ['export', '--rollouts', out, '--format', 'json', '--json'];
+    expect((await cli(...exp)).code).toBe(0);
+    const twice = await cli(...exp);
+    expect(twice.code).toBe(1);
+    expect(twice.stderr).toMatch(/export-json: exists \(pass --force to replace it\)/);
+    expect((await cli(...exp, '--force')).code).toBe(0);
   }, 60_000);
 });

@@ -22,6 +22,7 @@ import { saveScenario } from '../../simulation/scenarioIo.ts';
 import { scenarioToAgentStates } from '../../simulation/scenarioTables.ts';
 import { intOption } from '../numberOption.ts';
 import { makeDirs } from '../../core/dirs.ts';
+import { addForce, addThreads, printJson, refuseExisting, threadsInput } from '../cliOptions.ts';
 
 export const EXPORT_FORMATS = ['arrow', 'parquet', 'json', 'womd', 'wosac'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -37,10 +38,25 @@ export interface ExportOptions {
   lidar?: boolean;
   lidarModel?: string;
   lidarFrames?: number;
+  threads?: number;
+  /** Deprecated name of `threads`. */
   workers?: number;
+  force?: boolean;
   /** wosac: the submission's account e-mail and method name (the evaluator needs both). */
   account?: string;
   methodName?: string;
+}
+
+/** What an export writes (the directory, or wosac's file), from the options and their defaults. */
+export function exportTarget(opts: ExportOptions): string {
+  if (opts.log !== undefined) return opts.out ?? `${path.resolve(opts.log)}-parquet`;
+  const rollouts = opts.rollouts ?? '.';
+  if (opts.format !== 'wosac') return opts.out ?? path.join(rollouts, `export-${opts.format}`);
+  const name = 'submission.binproto';
+  if (!opts.out) return path.join(rollouts, name);
+  return fs.existsSync(opts.out) && fs.statSync(opts.out).isDirectory()
+    ? path.join(opts.out, name)
+    : opts.out;
 }
 
 /** A file-system-safe name for a scenario (index first, so names stay unique and ordered). */
@@ -57,11 +73,12 @@ export async function runExport(
   if (opts.log !== undefined && opts.rollouts !== undefined)
     throw new InputError('--log', 'give --log or --rollouts, not both');
   if (opts.log !== undefined) return exportLog(opts.log, format, opts);
-  if (opts.rollouts === undefined) throw new InputError('export', 'needs --rollouts <dir> or --log <dir>');
+  if (opts.rollouts === undefined)
+    throw new InputError('--rollouts', 'missing: give --rollouts <dir> or --log <dir>');
   const rolloutsDir = opts.rollouts;
   if (format === 'wosac') return exportWosac({ ...opts, rollouts: rolloutsDir });
   const scenarios = readRolloutSet(rolloutsDir);
-  const out = opts.out ?? path.join(rolloutsDir, `export-${format}`);
+  const out = exportTarget(opts);
   makeDirs(out);
   const files: string[] = [];
   if (format === 'arrow') {
@@ -98,7 +115,7 @@ export async function runExport(
       const dir = path.join(out, 'lidar', fileStem(s, i));
       // --lidar follows --format: Parquet tables of the rendered log, else the log itself (Arrow).
       const logDir = format === 'parquet' ? path.join(out, 'lidar', `.${fileStem(s, i)}.log-tmp`) : dir;
-      await exportLidarLog(s, logDir, { model, frames: opts.lidarFrames, workers: opts.workers });
+      await exportLidarLog(s, logDir, { model, frames: opts.lidarFrames, workers: threadsInput(opts) });
       if (format === 'parquet') {
         await exportLogParquet(logDir, dir);
         fs.rmSync(logDir, { recursive: true, force: true });
@@ -123,7 +140,7 @@ async function exportLog(
   const reader = await LogReader.open(log);
   const frames = reader.frameCount;
   await reader.close();
-  const out = opts.out ?? `${path.resolve(log)}-parquet`;
+  const out = exportTarget(opts);
   const bar = createProgress('parquet', frames, { silent: opts.json });
   const r = await exportLogParquet(log, out, () => bar.tick());
   bar.stop();
@@ -137,12 +154,7 @@ function exportWosac(opts: ExportOptions & { rollouts: string }): {
   files: string[];
 } {
   if (opts.lidar) throw new InputError('--lidar', 'does not apply to --format wosac');
-  const name = 'submission.binproto';
-  const target = !opts.out
-    ? path.join(opts.rollouts, name)
-    : fs.existsSync(opts.out) && fs.statSync(opts.out).isDirectory()
-      ? path.join(opts.out, name)
-      : opts.out;
+  const target = exportTarget(opts);
   makeDirs(path.dirname(path.resolve(target)));
   const groups = readRolloutGroups(opts.rollouts);
   const agents = readArrowFile(path.join(opts.rollouts, SIM_FILES.rollouts)).schema.metadata.get(
@@ -162,7 +174,7 @@ function exportWosac(opts: ExportOptions & { rollouts: string }): {
 }
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('export')
     .description(
       'export simulated scenarios (trajectories + map) as Arrow, Parquet, JSON or WOMD TFRecord, or a Sim Agents submission; or a log as Parquet',
@@ -189,16 +201,17 @@ export function register(program: Command): void {
       'frames per scenario from the current step (default: to the end)',
       intOption('--lidar-frames', 1),
     )
-    .option('--workers <n>', 'LiDAR worker threads (0 = this thread)', intOption('--workers', 0), 0)
-    .option('--json', 'print a JSON summary')
-    .action(async (opts: ExportOptions) => {
-      const r = await runExport(opts);
-      process.stdout.write(
-        opts.json
-          ? JSON.stringify(r) + '\n'
-          : opts.log !== undefined
-            ? `exported log ${opts.log} as ${r.format}:\n${r.files.map((f) => `  ${f}`).join('\n')}\n`
-            : `exported ${r.scenarios} scenario(s) as ${r.format}:\n${r.files.map((f) => `  ${f}`).join('\n')}\n`,
-      );
-    });
+    .option('--json', 'print a JSON summary (snake_case keys, docs/cli.md)');
+  addThreads(cmd, 'LiDAR worker threads (0 = this thread)', 0, 0);
+  addForce(cmd, 'an existing export at the target');
+  cmd.action(async (opts: ExportOptions) => {
+    refuseExisting(exportTarget(opts), opts.force);
+    const r = await runExport(opts);
+    if (opts.json) return printJson(r);
+    process.stdout.write(
+      opts.log !== undefined
+        ? `exported log ${opts.log} as ${r.format}:\n${r.files.map((f) => `  ${f}`).join('\n')}\n`
+        : `exported ${r.scenarios} scenario(s) as ${r.format}:\n${r.files.map((f) => `  ${f}`).join('\n')}\n`,
+    );
+  });
 }
