@@ -17,6 +17,10 @@ export async function runCommandInProcess(command: string, argv: string[]): Prom
     .exitOverride()
     .configureOutput({ writeOut: () => {}, writeErr: (s) => errors.push(s.trim()) });
   (await spec.load()).register(program);
+  // A job's outputs are the queue's own: it reruns one only when its inputs or options changed (the done
+  // marker), and then replaces what the last run wrote, so a command that refuses an existing output
+  // without --force gets it here.
+  const force = program.commands[0]?.options.some((o) => o.long === '--force') ? ['--force'] : [];
   setProgressSilent(true);
   const chunks: string[] = [];
   const write = process.stdout.write;
@@ -26,7 +30,7 @@ export async function runCommandInProcess(command: string, argv: string[]): Prom
   }) as typeof process.stdout.write;
   const exitBefore = process.exitCode;
   try {
-    await program.parseAsync(['node', 'drivekit', command, ...argv, '--json']);
+    await program.parseAsync(['node', 'drivekit', command, ...argv, ...force, '--json']);
   } catch (e) {
     // Bad arguments are the job's input, as much as a bad log is.
     if (e instanceof CommanderError) throw new InputError(command, errors[0] ?? e.message);
