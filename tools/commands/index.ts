@@ -40,6 +40,11 @@ export const COMMANDS: CommandSpec[] = [
     load: () => import('./stage.ts'),
   },
   {
+    name: 'pipeline',
+    summary: 'run stages as supervised processes over ZeroMQ/Arrow (restarts, resends, one progress bar)',
+    load: () => import('./pipeline.ts'),
+  },
+  {
     name: 'discover',
     summary: 'discover objects without labels (ground, clusters, boxes, tracks, refinement) into a log',
     load: () => import('./discover.ts'),
@@ -131,6 +136,11 @@ export const COMMANDS: CommandSpec[] = [
     name: 'jobs',
     summary: 'list scale-out queues, job counts and failed jobs with their one-line errors',
     load: () => import('./jobs.ts'),
+  },
+  {
+    name: 'view',
+    summary: 'serve a browser viewer (three.js) of a log, sim rollout, scenario or live stream on localhost',
+    load: () => import('./view.ts'),
   },
   {
     name: 'demo',

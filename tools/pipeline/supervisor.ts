@@ -1,0 +1,348 @@
+// The supervisor of `drivekit pipeline`: starts each branch's processes, restarts one that dies, resends
+// frames lost in flight (by index, from the recorder's acknowledgements), reads peak RSS, stops cleanly.
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import readline from 'node:readline';
+import { REPO_ROOT } from '../../core/paths.ts';
+import { TUNED_MALLOC_ENV } from '../../core/mallocEnv.ts';
+import { formatRanges, toRanges } from '../stages/recordLedger.ts';
+import type { PipelineConfig } from './config.ts';
+import type { Branch, ProcessSpec, Role } from './wiring.ts';
+
+export interface ProcessReport {
+  id: string;
+  starts: number;
+  /** Each exit: the code, or the signal that ended it. */
+  exits: (number | string)[];
+  /** Highest resident set over all its runs (VmHWM from /proc), MB; null where /proc is absent. */
+  peak_rss_mb: number | null;
+  /** Seconds from the run's start to its last clean exit. */
+  ended_at_s: number | null;
+  /** Its last --json summary line (counters, skipped messages by kind). */
+  summary: Record<string, unknown> | null;
+}
+
+export interface BranchReport {
+  stage: string;
+  frames_expected: number;
+  frames_recorded: number;
+  missing: [number, number][];
+  /** Frames received again (a resend) and dropped by the recorder. */
+  duplicates: number;
+  complete: boolean;
+  /** Files written (none when frames were lost and nothing was committed). */
+  files: Record<string, string>;
+  resend_rounds: number;
+  /** Why the branch stopped before every frame was recorded. */
+  lost_because: string | null;
+  /** Messages the stage process skipped (garbage), by kind. */
+  skipped: Record<string, number>;
+}
+
+export interface SupervisorResult {
+  branches: BranchReport[];
+  processes: ProcessReport[];
+  interrupted: boolean;
+  elapsed_s: number;
+}
+
+export interface SupervisorHooks {
+  log: (line: string) => void;
+  /** Frames recorded so far over all branches. */
+  progress: (done: number, status: string) => void;
+}
+
+const CLI = path.join(REPO_ROOT, 'bin', 'drivekit.js');
+/** A stopped process gets this long after SIGTERM before SIGKILL. */
+const KILL_AFTER_MS = 8000;
+
+class Proc {
+  child: ChildProcess | null = null;
+  running = false;
+  /** Exited with code 0 (its work is done). */
+  done = false;
+  starts = 0;
+  crashes = 0;
+  readonly exits: (number | string)[] = [];
+  peakRssKb = 0;
+  endedAtS: number | null = null;
+  summary: Record<string, unknown> | null = null;
+  /** A pending respawn (so a second trigger does not start it twice). */
+  pending = false;
+
+  constructor(readonly spec: ProcessSpec) {}
+}
+
+class BranchState {
+  readonly acked = new Set<number>();
+  readonly procs: Proc[];
+  waiting = false;
+  rounds = 0;
+  lostBecause: string | null = null;
+  finished = false;
+
+  constructor(
+    readonly branch: Branch,
+    readonly start: number,
+    readonly end: number,
+  ) {
+    this.procs = [branch.source, branch.stage, branch.sink].filter((p) => p !== null).map((p) => new Proc(p));
+  }
+
+  proc(role: Role): Proc | undefined {
+    return this.procs.find((p) => p.spec.role === role);
+  }
+
+  /** The first frame not yet recorded (where a restarted replay resumes). */
+  firstUnacked(): number {
+    let i = this.start;
+    while (i < this.end && this.acked.has(i)) i++;
+    return i;
+  }
+
+  missing(): [number, number][] {
+    const m: number[] = [];
+    for (let i = this.start; i < this.end; i++) if (!this.acked.has(i)) m.push(i);
+    return toRanges(m);
+  }
+}
+
+function readPeakRssKb(pid: number): number {
+  try {
+    const m = /VmHWM:\s+(\d+)\s*kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Run every branch to its end (or until `signal` aborts), restarting and resending as needed. */
+export async function supervise(
+  branches: Branch[],
+  cfg: PipelineConfig,
+  range: { start: number; end: number },
+  hooks: SupervisorHooks,
+  signal: AbortSignal,
+): Promise<SupervisorResult> {
+  const t0 = performance.now();
+  const states = branches.map((b) => new BranchState(b, range.start, range.end));
+  const logDir = path.join(cfg.out, 'logs');
+  fs.mkdirSync(logDir, { recursive: true });
+  let stopping = false;
+  let restarts = 0;
+  let resolveAll!: () => void;
+  const allDone = new Promise<void>((r) => (resolveAll = r));
+
+  const report = () => {
+    const done = states.reduce((s, b) => s + (b.branch.sink ? b.acked.size : 0), 0);
+    hooks.progress(done, restarts ? `${restarts} restart(s)` : '');
+  };
+
+  const start = (b: BranchState, p: Proc, r: { start: number; end: number }) => {
+    p.pending = false;
+    if (stopping) return;
+    const env = { ...process.env, ...TUNED_MALLOC_ENV };
+    const child = spawn(process.execPath, [CLI, ...p.spec.argv(r)], {
+      // The user's folder: relative paths in the config mean what they meant on the command line.
+      cwd: process.cwd(),
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    p.child = child;
+    p.running = true;
+    p.done = false;
+    p.starts++;
+    hooks.log(
+      `pipeline: ${p.spec.id} started (pid ${child.pid}${p.spec.role === 'source' ? `, frames ${r.start}–${r.end - 1}` : ''})`,
+    );
+    const logFile = fs.createWriteStream(path.join(logDir, `${p.spec.id.replace('/', '-')}.log`), {
+      flags: 'a',
+    });
+    child.stderr!.pipe(logFile);
+    readline.createInterface({ input: child.stdout! }).on('line', (line) => onLine(b, p, line));
+    if (p.spec.role === 'sink') setImmediate(() => maybeResend(b));
+    child.on('exit', (code, sig) => {
+      p.running = false;
+      p.exits.push(sig ?? code ?? -1);
+      onExit(b, p, code, sig);
+    });
+  };
+
+  const onLine = (b: BranchState, p: Proc, line: string) => {
+    let j: Record<string, unknown>;
+    try {
+      j = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      return;
+    }
+    if (j.event === 'ack' && typeof j.frame === 'number') {
+      b.acked.add(j.frame);
+      report();
+    } else if (j.event === 'resumed' && Array.isArray(j.frames)) {
+      for (const f of j.frames as number[]) b.acked.add(f);
+      report();
+    } else if (j.event === 'waiting') {
+      b.waiting = true;
+      maybeResend(b);
+    } else if (typeof j.stage === 'string') {
+      p.summary = j;
+    }
+  };
+
+  const respawnLater = (b: BranchState, p: Proc, r: { start: number; end: number }) => {
+    if (p.pending || p.running) return;
+    p.pending = true;
+    // A short pause: the dead process's socket file and port are released, and a crash loop stays slow.
+    setTimeout(() => start(b, p, r), 200);
+  };
+
+  const giveUp = (b: BranchState, why: string) => {
+    if (b.lostBecause) return;
+    b.lostBecause = why;
+    hooks.log(`pipeline: ${b.branch.name}: ${why}; recording what came`);
+    for (const p of b.procs) {
+      p.pending = false;
+      if (!p.running) continue;
+      // The recorder commits what it has and names the rest (SIGUSR2); the others just stop.
+      p.child!.kill(p.spec.role === 'sink' ? 'SIGUSR2' : 'SIGTERM');
+    }
+    checkFinished();
+  };
+
+  /** Resend round: the recorder saw the end of the stream with frames missing, and nothing upstream runs. */
+  const maybeResend = (b: BranchState) => {
+    const src = b.proc('source')!;
+    const stage = b.proc('stage');
+    if (!b.waiting || stopping || b.lostBecause || b.finished) return;
+    if (src.running || src.pending || stage?.running || stage?.pending) return;
+    const missing = b.missing();
+    if (++b.rounds > cfg.maxRepairRounds) {
+      giveUp(b, `frames ${formatRanges(missing)} still missing after ${cfg.maxRepairRounds} resend round(s)`);
+      return;
+    }
+    b.waiting = false;
+    // Nothing missing (only the end-of-stream was lost): an empty range sends just the marker.
+    const r = missing.length
+      ? { start: missing[0][0], end: missing[missing.length - 1][1] + 1 }
+      : { start: range.end, end: range.end };
+    hooks.log(
+      `pipeline: ${b.branch.name}: resending frames ${missing.length ? formatRanges(missing) : '(none; end-of-stream only)'}`,
+    );
+    if (stage) start(b, stage, r);
+    start(b, src, r);
+  };
+
+  const onExit = (b: BranchState, p: Proc, code: number | null, sig: NodeJS.Signals | null) => {
+    if (code === 0) {
+      p.done = true;
+      p.endedAtS = (performance.now() - t0) / 1000;
+      if (p.spec.role === 'sink') b.finished = true;
+      else maybeResend(b);
+    } else if (!stopping && !b.lostBecause && !b.finished && b.branch.sink) {
+      const how = sig ? `killed by ${sig}` : `exit ${code}`;
+      p.crashes++;
+      if (p.crashes > cfg.maxRestarts) {
+        giveUp(b, `${p.spec.id} died ${p.crashes} times (last: ${how})`);
+      } else {
+        restarts++;
+        hooks.log(`pipeline: ${p.spec.id} ${how}; restarting (${p.crashes}/${cfg.maxRestarts})`);
+        const src = b.proc('source')!;
+        const from = { start: b.firstUnacked(), end: range.end };
+        if (p.spec.role === 'source') respawnLater(b, p, from);
+        else if (p.spec.role === 'stage') {
+          respawnLater(b, p, range);
+          // The replay already finished: its end-of-stream may have died with this stage; send again
+          // from the first frame not recorded (the recorder drops repeats).
+          if (src.done) respawnLater(b, src, from);
+        } else {
+          // The restarted recorder resumes from its journal; what was queued for it is gone, and the
+          // end-of-stream may have been too: once nothing upstream runs, resend what is missing.
+          b.waiting = true;
+          respawnLater(b, p, range);
+        }
+      }
+    } else if (!stopping && !b.branch.sink) {
+      hooks.log(`pipeline: ${p.spec.id} ended (${sig ?? code}); the viewer feed is not restarted`);
+    }
+    report();
+    checkFinished();
+  };
+
+  const checkFinished = () => {
+    const analysis = states.filter((b) => b.branch.sink);
+    const over = analysis.every((b) => b.finished || b.lostBecause);
+    if (over && !stopping) {
+      // Every recorder is done: stop what still runs (a viewer feed, a resend no longer needed).
+      for (const b of states) for (const p of b.procs) if (p.running) p.child!.kill('SIGTERM');
+    }
+    const anyRunning = states.some((b) => b.procs.some((p) => p.running || p.pending));
+    if ((over || stopping) && !anyRunning) resolveAll();
+  };
+
+  const stopAll = () => {
+    stopping = true;
+    for (const b of states)
+      for (const p of b.procs) {
+        p.pending = false;
+        if (p.running) p.child!.kill('SIGTERM');
+      }
+    setTimeout(() => {
+      for (const b of states) for (const p of b.procs) if (p.running) p.child!.kill('SIGKILL');
+    }, KILL_AFTER_MS).unref();
+    checkFinished();
+  };
+  if (signal.aborted) stopAll();
+  else signal.addEventListener('abort', stopAll, { once: true });
+
+  const rssTimer = setInterval(() => {
+    for (const b of states)
+      for (const p of b.procs)
+        if (p.running && p.child?.pid) p.peakRssKb = Math.max(p.peakRssKb, readPeakRssKb(p.child.pid));
+  }, cfg.rssPollMs);
+
+  // Recorders first, then the stages, then the replays: everyone downstream is listening when frames come.
+  for (const role of ['sink', 'stage', 'source'] as const)
+    for (const b of states) {
+      const p = b.proc(role);
+      if (p) start(b, p, range);
+    }
+  await allDone;
+  clearInterval(rssTimer);
+  signal.removeEventListener('abort', stopAll);
+
+  return {
+    interrupted: stopping,
+    elapsed_s: (performance.now() - t0) / 1000,
+    processes: states.flatMap((b) =>
+      b.procs.map((p) => ({
+        id: p.spec.id,
+        starts: p.starts,
+        exits: p.exits,
+        peak_rss_mb: p.peakRssKb > 0 ? Math.round(p.peakRssKb / 102.4) / 10 : null,
+        ended_at_s: p.endedAtS,
+        summary: p.summary,
+      })),
+    ),
+    branches: states
+      .filter((b) => b.branch.sink)
+      .map((b) => {
+        const sink = b.proc('sink')!.summary;
+        const stage = b.proc('stage')?.summary;
+        const missing = b.missing();
+        const written = sink && (sink.file as string | null) !== null && b.finished;
+        return {
+          stage: b.branch.name,
+          frames_expected: range.end - range.start,
+          frames_recorded: b.acked.size,
+          missing,
+          duplicates: Number(sink?.duplicates ?? 0),
+          complete: missing.length === 0 && b.finished,
+          files: written ? b.branch.files : {},
+          resend_rounds: b.rounds,
+          lost_because: missing.length ? (b.lostBecause ?? (stopping ? 'interrupted' : 'unknown')) : null,
+          skipped: (stage?.malformed as Record<string, number> | undefined) ?? {},
+        };
+      }),
+  };
+}
