@@ -19,11 +19,23 @@ import {
 import { DEFAULT_REFINE_CONFIG } from '../../perception/refine.ts';
 import { intOption, numberOption } from '../numberOption.ts';
 import { parseConfigJson, validateConfig } from '../../core/configSchema.ts';
+import {
+  addForce,
+  addLogInput,
+  addRenamed,
+  logInput,
+  printJson,
+  refuseExisting,
+  renamedInput,
+} from '../cliOptions.ts';
 
 interface DiscoverOptions {
   log: string;
   method: string;
+  clusterRange?: number;
+  /** Old name of --cluster-range (one version). */
   range?: number;
+  force?: boolean;
   minTrack?: number;
   config?: string;
   json?: boolean;
@@ -58,19 +70,21 @@ export function formatDiscoverSummary(s: DiscoverLogSummary): string {
 }
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('discover')
-    .description('discover objects in a log without labels: writes detections.arrow and tracks.arrow into it')
-    .requiredOption('--log <log>', 'log directory')
+    .description(
+      'discover objects in a log without labels: writes detections.arrow and tracks.arrow into it',
+    );
+  addLogInput(cmd)
     .option(
       '--method <name>',
-      "'discovery' (ground lines → clusters → boxes → tracks) or 'dbscan' (the classical baseline: RANSAC plane + DBSCAN + minimum-area rectangle per sweep, within 80 m unless --range, written to dbscan.arrow)",
+      "'discovery' (ground lines → clusters → boxes → tracks) or 'dbscan' (the classical baseline: RANSAC plane + DBSCAN + minimum-area rectangle per sweep, within 80 m unless --cluster-range, written to dbscan.arrow)",
       'discovery',
     )
     .option(
-      '--range <m>',
-      `clustering radius around the ego (default ${DEFAULT_CLUSTER_CONFIG.rangeM})`,
-      numberOption('--range', { above: 0 }),
+      '--cluster-range <m>',
+      `clustering radius around the ego, m (default ${DEFAULT_CLUSTER_CONFIG.rangeM})`,
+      numberOption('--cluster-range', { above: 0 }),
     )
     .option(
       '--min-track <frames>',
@@ -78,21 +92,29 @@ export function register(program: Command): void {
       intOption('--min-track', 1),
     )
     .option('--config <json>', 'pipeline config overrides: {ground, cluster, boxfit, tracker, refine}')
-    .option('--json', 'print the summary as one JSON object')
-    .action(async (opts: DiscoverOptions) => {
+    .option('--json', 'print the summary as one JSON object (snake_case keys, docs/cli.md)');
+  addRenamed(cmd, '--range', numberOption('--range', { above: 0 }));
+  addForce(cmd, "the log's detections.arrow and tracks.arrow (dbscan.arrow with --method dbscan)").action(
+    async (positional: string | undefined, o: DiscoverOptions) => {
+      const opts = {
+        ...o,
+        log: logInput(positional, o),
+        clusterRange: renamedInput(o.clusterRange, o.range, '--range', '--cluster-range'),
+      };
       if (opts.method === 'dbscan') return runBaseline(opts);
       if (opts.method !== 'discovery')
         throw new InputError('--method', `'${opts.method}' is not 'discovery' or 'dbscan'`);
       const input = readPipelineConfig(opts.config);
-      if (opts.range !== undefined) {
-        if (!(opts.range > 0)) throw new InputError('--range', `must be a positive number of metres`);
-        input.cluster = { ...input.cluster, rangeM: opts.range };
-      }
+      if (opts.clusterRange !== undefined) input.cluster = { ...input.cluster, rangeM: opts.clusterRange };
       if (opts.minTrack !== undefined) {
         if (!(opts.minTrack >= 1)) throw new InputError('--min-track', 'must be a whole number ≥ 1');
         input.refine = { ...input.refine, minTrackFrames: opts.minTrack };
       }
       const cfg = resolvePipelineConfig(input);
+      refuseExisting(
+        ['detections.arrow', 'tracks.arrow'].map((f) => path.join(opts.log, f)),
+        opts.force,
+      );
       const log = await LogReader.open(opts.log);
       try {
         const bar = createProgress('discover', log.frameCount, { silent: opts.json });
@@ -109,25 +131,28 @@ export function register(program: Command): void {
           detections: path.join(opts.log, 'detections.arrow'),
           tracks: path.join(opts.log, 'tracks.arrow'),
         };
-        process.stdout.write(
-          opts.json
-            ? JSON.stringify({ ...result.summary, files }) + '\n'
-            : formatDiscoverSummary(result.summary) +
-                `\nwrote            ${files.detections}, ${files.tracks}\n`,
-        );
+        if (opts.json) printJson({ ...result.summary, files });
+        else
+          process.stdout.write(
+            formatDiscoverSummary(result.summary) +
+              `\nwrote            ${files.detections}, ${files.tracks}\n`,
+          );
       } finally {
         await log.close();
       }
-    });
+    },
+  );
 }
 
 /** `--method dbscan`: the baseline's boxes of every sweep into the log's dbscan.arrow. */
 async function runBaseline(opts: DiscoverOptions): Promise<void> {
   if (opts.minTrack !== undefined || opts.config !== undefined)
-    throw new InputError('--method', 'dbscan takes only --range (the baseline has no tracks and no config)');
-  if (opts.range !== undefined && !(opts.range > 0))
-    throw new InputError('--range', `must be a positive number of metres`);
-  const rangeM = opts.range ?? DEFAULT_BASELINE_CONFIG.rangeM;
+    throw new InputError(
+      '--method',
+      'dbscan takes only --cluster-range (the baseline has no tracks and no config)',
+    );
+  const rangeM = opts.clusterRange ?? DEFAULT_BASELINE_CONFIG.rangeM;
+  refuseExisting(path.join(opts.log, 'dbscan.arrow'), opts.force);
   const log = await LogReader.open(opts.log);
   try {
     const t0 = Date.now();
@@ -150,11 +175,10 @@ async function runBaseline(opts: DiscoverOptions): Promise<void> {
       seconds: (Date.now() - t0) / 1000,
       file,
     };
+    if (opts.json) return printJson(summary);
     process.stdout.write(
-      opts.json
-        ? JSON.stringify(summary) + '\n'
-        : `log              ${summary.log}\nmethod           dbscan baseline (RANSAC plane, DBSCAN eps ${DEFAULT_BASELINE_CONFIG.dbscan.epsM} m / ${DEFAULT_BASELINE_CONFIG.dbscan.minPoints} points, minimum-area rectangles, within ${rangeM} m)\n` +
-            `boxes            ${summary.boxes} (${summary.boxesPerFrame.toFixed(1)} per frame)\ntime             ${summary.seconds.toFixed(1)} s\nwrote            ${file}\n`,
+      `log              ${summary.log}\nmethod           dbscan baseline (RANSAC plane, DBSCAN eps ${DEFAULT_BASELINE_CONFIG.dbscan.epsM} m / ${DEFAULT_BASELINE_CONFIG.dbscan.minPoints} points, minimum-area rectangles, within ${rangeM} m)\n` +
+        `boxes            ${summary.boxes} (${summary.boxesPerFrame.toFixed(1)} per frame)\ntime             ${summary.seconds.toFixed(1)} s\nwrote            ${file}\n`,
     );
   } finally {
     await log.close();

@@ -15,7 +15,7 @@ describe('drivekit discover / eval', () => {
     const d = await drivekit('discover', '--log', log, '--min-track', '5', '--json');
     const summary = JSON.parse(d.stdout);
     expect(summary.frames).toBe(12);
-    expect(summary.refined.tracksKept).toBe(2);
+    expect(summary.refined.tracks_kept).toBe(2);
     const det = readBoxesFile(path.join(log, 'detections.arrow'));
     const tracks = readBoxesFile(path.join(log, 'tracks.arrow'));
     expect(det.cx.length).toBe(summary.detections);
@@ -63,12 +63,12 @@ describe('drivekit discover / eval', () => {
       expectOneLineFailure(['discover', '--log', log, '--method', 'kmeans'], /--method: 'kmeans' is not/),
       expectOneLineFailure(
         ['discover', '--log', log, '--method', 'dbscan', '--min-track', '3'],
-        /dbscan takes only --range/,
+        /dbscan takes only --cluster-range/,
       ),
     ]);
   });
 
-  it('fails with one line and exit 1 on bad input, writing nothing', async () => {
+  it('fails with one line (exit 2 naming an option, 1 otherwise) on bad input, writing nothing', async () => {
     const dir = tmpDir();
     fs.writeFileSync(path.join(dir, 'pred.json'), '{"frames": 3}');
     const log = path.join(dir, 'log');
@@ -86,13 +86,16 @@ describe('drivekit discover / eval', () => {
         /'frames' array/,
       ),
       expectOneLineFailure(
-        ['discover', '--log', log, '--range', '-3'],
-        /--range: must be a (positive )?number/,
+        ['discover', '--log', log, '--cluster-range', '-3'],
+        /--cluster-range: must be a (positive )?number/,
       ),
     ]);
     expect(fs.existsSync(path.join(log, 'detections.arrow'))).toBe(false);
     // An empty sweep is not an error: nothing found.
     const ok = JSON.parse((await drivekit('discover', '--log', log, '--json')).stdout);
     expect(ok.detections).toBe(0);
+    // A second run refuses to replace those outputs unless --force; the log given positionally is the same.
+    await expectOneLineFailure(['discover', log], /detections\.arrow: exists \(pass --force/);
+    expect(JSON.parse((await drivekit('discover', log, '--force', '--json')).stdout).detections).toBe(0);
   });
 });
