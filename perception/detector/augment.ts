@@ -4,6 +4,9 @@
 import type { Box3 } from '../../core/geometry/box.ts';
 import { wrapAngle } from '../../core/geometry/pose.ts';
 import type { Rng } from '../../core/rng.ts';
+import { type BeamHalvingConfig, beamHalvingMask, DEFAULT_BEAM_HALVING_CONFIG } from './beamHalving.ts';
+import { DEFAULT_HEIGHT_JITTER_CONFIG, type HeightJitterConfig, jitterGroundZ } from './heightJitter.ts';
+import { DEFAULT_RANGE_DROPOUT_CONFIG, type RangeDropoutConfig, rangeDropoutMask } from './rangeDropout.ts';
 
 /** A mutable training sample: points (struct-of-arrays), boxes, and the frame facts the targets need. */
 export interface AugPoints {
@@ -41,6 +44,12 @@ export interface RayDropConfig {
 
 export interface AugmentConfig {
   rayDrop: RayDropConfig;
+  /** Every other beam removed (64 → 32 beams) in a share of samples (beamHalving.ts). */
+  beamHalving: BeamHalvingConfig;
+  /** Far points dropped more often than near ones (rangeDropout.ts). */
+  rangeDropout: RangeDropoutConfig;
+  /** The ground level offset as on another sensor mounting (heightJitter.ts). */
+  heightJitter: HeightJitterConfig;
   /** Chance of mirroring y → −y. */
   flipProbability: number;
   /** Rotation about the ego's z axis, uniform in ±this (radians). */
@@ -60,6 +69,9 @@ export const DEFAULT_AUGMENT_CONFIG: AugmentConfig = {
     elevationBinDeg: 0.4,
     sensorHeightM: 1.8,
   },
+  beamHalving: DEFAULT_BEAM_HALVING_CONFIG,
+  rangeDropout: DEFAULT_RANGE_DROPOUT_CONFIG,
+  heightJitter: DEFAULT_HEIGHT_JITTER_CONFIG,
   flipProbability: 0.5,
   maxRotationRad: Math.PI / 4,
   scaleMin: 0.95,
@@ -175,6 +187,7 @@ export function augment(
     const keep = 1 / draw.rangeFactor;
     sample.points = dropRays(sample.points, keep, keep, rng, sample.groundZ, cfg.rayDrop);
   }
+  sensorAugment(sample, rng, cfg);
   draw.flip = rng.uniform() < cfg.flipProbability;
   draw.rotationRad = (2 * rng.uniform() - 1) * cfg.maxRotationRad;
   draw.scale = cfg.scaleMin + rng.uniform() * (cfg.scaleMax - cfg.scaleMin);
@@ -185,6 +198,28 @@ export function augment(
   ];
   applyGlobalTransform(sample, draw);
   return draw;
+}
+
+/**
+ * The sensor-gap augmentations (each off at probability or std 0), in the sensor's own geometry before the
+ * global transform: beam halving, range-dependent dropout, then the ground level's jitter. A config without
+ * them (a model or checkpoint from before they existed) skips them. Draws from `rng` only when enabled, so
+ * runs without them reproduce earlier runs exactly.
+ */
+export function sensorAugment(sample: AugSample, rng: Rng, cfg: Partial<AugmentConfig>): void {
+  const bh = cfg.beamHalving;
+  if (bh && bh.probability > 0 && rng.uniform() < bh.probability) {
+    const beams = beamIds(sample.points, sample.groundZ, cfg.rayDrop ?? DEFAULT_AUGMENT_CONFIG.rayDrop);
+    sample.points = compactPoints(sample.points, beamHalvingMask(beams, bh.keepOneIn, rng));
+  }
+  const rd = cfg.rangeDropout;
+  if (rd && rd.probability > 0 && rng.uniform() < rd.probability) {
+    const drop = rng.uniform() * rd.maxDrop;
+    const p = sample.points;
+    const mask = rangeDropoutMask(p.x, p.y, drop, rd.farM, rng, sample.ego.x, sample.ego.y);
+    sample.points = compactPoints(p, mask);
+  }
+  if (cfg.heightJitter) sample.groundZ = jitterGroundZ(sample.groundZ, rng, cfg.heightJitter);
 }
 
 /** p' = s·R(θ)·F·p + t, with F mirroring y when `flip`. */

@@ -2,6 +2,7 @@
 // per 0.2 m cell occupancy, max and mean height above ground, point density and mean intensity.
 import type { PointCloud } from '../../core/arrow/records.ts';
 import { lowerQuantileOfSorted } from '../../core/stats.ts';
+import { intensityDivisor, type IntensityScale } from './intensityNorm.ts';
 
 /** Points the detector reads: struct-of-arrays, vehicle frame. */
 export type BevPoints = Pick<PointCloud, 'x' | 'y' | 'z' | 'intensity'>;
@@ -27,9 +28,12 @@ export interface BevFeatureConfig {
   densitySaturation: number;
   /**
    * Intensity is divided by this; 'auto' divides by 255 when the sweep holds values above 1.5 (8-bit
-   * sources like AV2) and by 1 otherwise (KITTI's reflectance in [0, 1]).
+   * sources like AV2) and by 1 otherwise (KITTI's reflectance in [0, 1]); 'quantile' normalises each
+   * sweep by its own upper quantile (intensityNorm.ts), so sources with other units share one scale.
    */
-  intensityScale: number | 'auto';
+  intensityScale: IntensityScale;
+  /** Quantile of the sweep's non-zero intensities that 'quantile' maps to 0.5. */
+  intensityQuantile: number;
 }
 
 export const DEFAULT_BEV_FEATURE_CONFIG: BevFeatureConfig = {
@@ -37,6 +41,7 @@ export const DEFAULT_BEV_FEATURE_CONFIG: BevFeatureConfig = {
   maxHeightM: 3.7,
   densitySaturation: 32,
   intensityScale: 'auto',
+  intensityQuantile: 0.9,
 };
 
 /** Channel order of the feature tensor [C, rows, cols]. */
@@ -107,13 +112,6 @@ export function estimateGroundZ(
   return lowerQuantileOfSorted(vals, cfg.quantile);
 }
 
-function intensityDivisor(intensity: Float32Array, scale: number | 'auto'): number {
-  if (scale !== 'auto') return scale;
-  let max = 0;
-  for (let i = 0; i < intensity.length; i++) if (intensity[i] > max) max = intensity[i];
-  return max > 1.5 ? 255 : 1;
-}
-
 /**
  * Features of the points inside `grid`, written into `out` ([C, rows, cols] float32, channel order
  * BEV_CHANNELS; allocated when absent, zeroed first) at channel offset `outOffset` (a batch slot).
@@ -145,7 +143,7 @@ export function bevFeatures(
   const hScale = 1 / cfg.maxHeightM;
   const lo = cfg.minHeightM;
   const hi = cfg.maxHeightM;
-  const iScale = 1 / intensityDivisor(pts.intensity, cfg.intensityScale);
+  const iScale = 1 / intensityDivisor(pts.intensity, cfg.intensityScale, cfg.intensityQuantile ?? 0.9);
   const { x, y, z, intensity } = pts;
   for (let i = 0; i < x.length; i++) {
     const h = z[i] - groundZ;

@@ -109,7 +109,6 @@ export const DEFAULT_DETECTOR_CONFIG: DetectorConfig = {
   train: DEFAULT_TRAIN_CONFIG,
 };
 
-/** Partial configs merged over the defaults, one level deep (ray dropping two). */
 /** Ranges of the detector config's fields; other sections are type-checked only. */
 export const DETECTOR_CONFIG_RANGES: ConfigRanges<DetectorConfig> = {
   grid: GRID_CONFIG_RANGES,
@@ -118,8 +117,15 @@ export const DETECTOR_CONFIG_RANGES: ConfigRanges<DetectorConfig> = {
 
 export type DetectorConfigInput = {
   [K in Exclude<keyof DetectorConfig, 'augment'>]?: Partial<DetectorConfig[K]>;
-} & { augment?: Partial<Omit<AugmentConfig, 'rayDrop'>> & { rayDrop?: Partial<AugmentConfig['rayDrop']> } };
+} & { augment?: AugmentConfigInput };
 
+/** Augmentation overrides: each sub-section (ray dropping, beam halving, …) partial too. */
+export type AugmentConfigInput = Partial<Omit<AugmentConfig, AugmentSection>> & {
+  [K in AugmentSection]?: Partial<AugmentConfig[K]>;
+};
+type AugmentSection = 'rayDrop' | 'beamHalving' | 'rangeDropout' | 'heightJitter';
+
+/** Partial configs merged over the defaults, one level deep (the augmentation's sub-sections two). */
 export function resolveDetectorConfig(
   input: DetectorConfigInput = {},
   base: DetectorConfig = DEFAULT_DETECTOR_CONFIG,
@@ -135,6 +141,9 @@ export function resolveDetectorConfig(
       ...base.augment,
       ...input.augment,
       rayDrop: { ...base.augment.rayDrop, ...input.augment?.rayDrop },
+      beamHalving: { ...base.augment.beamHalving, ...input.augment?.beamHalving },
+      rangeDropout: { ...base.augment.rangeDropout, ...input.augment?.rangeDropout },
+      heightJitter: { ...base.augment.heightJitter, ...input.augment?.heightJitter },
     },
     decode: { ...base.decode, ...input.decode },
     train: { ...base.train, ...input.train },
