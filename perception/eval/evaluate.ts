@@ -201,19 +201,23 @@ export function evaluateSets(sets: readonly EvalSet[], config: EvalConfigInput =
   return report;
 }
 
-const fmt = (v: number | null, digits = 3) => (v === null ? '   –  ' : v.toFixed(digits).padStart(6));
+/** A fraction as percent with one decimal: every human-readable AP, F1, precision and recall (docs/cli.md). */
+const pct = (v: number | null) => (v === null ? '   –  ' : (100 * v).toFixed(1).padStart(6));
 
-/** The report as aligned text: one AP row per kind and threshold, then best-F1 and DTC. */
+/**
+ * The report as aligned text: one AP row per kind and threshold, then best-F1 and DTC. Shares print in
+ * percent here; the report object (and --json) holds fractions.
+ */
 export function formatEvalReport(
   r: EvalReport,
   buckets: [number, number][] = DEFAULT_AP_CONFIG.bucketsM,
 ): string {
   const cols = [...buckets.map(bucketLabel), 'all'];
-  const lines = [`AP (class-agnostic)  ${cols.map((c) => c.padStart(8)).join('')}`];
+  const lines = [`AP % (class-agnostic)${cols.map((c) => c.padStart(8)).join('')}`];
   for (const kind of ['bev', '3d'] as const) {
     for (const [thr, table] of Object.entries(r.ap[kind])) {
       const name = `${kind === 'bev' ? 'BEV' : '3D'} IoU ${thr}`.padEnd(21);
-      lines.push(name + cols.map((c) => fmt(table[c] ?? null).padStart(8)).join(''));
+      lines.push(name + cols.map((c) => pct(table[c] ?? null).padStart(8)).join(''));
     }
   }
   lines.push(
@@ -222,7 +226,7 @@ export function formatEvalReport(
   for (const kind of ['bev', '3d'] as const) {
     for (const [thr, b] of Object.entries(r.best_f1[kind])) {
       lines.push(
-        `best F1 ${kind === 'bev' ? 'BEV' : '3D'} ${thr}: F1 ${b.f1.toFixed(3)}  precision ${b.precision.toFixed(3)}  recall ${b.recall.toFixed(3)}  at score ≥ ${b.score_threshold === null ? '–' : b.score_threshold.toFixed(3)}`,
+        `best F1 ${kind === 'bev' ? 'BEV' : '3D'} ${thr}: F1 ${(100 * b.f1).toFixed(1)}%  precision ${(100 * b.precision).toFixed(1)}%  recall ${(100 * b.recall).toFixed(1)}%  at score ≥ ${b.score_threshold === null ? '–' : b.score_threshold.toFixed(3)}`,
       );
     }
   }

@@ -9,6 +9,7 @@ import { DEFAULT_AP_CONFIG } from '../../perception/eval/ap.ts';
 import { checkSameLog, readBoxSource } from '../../perception/eval/boxSources.ts';
 import { evaluateBoxes, formatEvalReport } from '../../perception/eval/evaluate.ts';
 import { intOption, numberOption } from '../numberOption.ts';
+import { AP_UNITS_HELP, printJson } from '../cliOptions.ts';
 
 interface EvalOptions {
   pred: string;
@@ -71,7 +72,8 @@ export function register(program: Command): void {
       'score threshold of detections for DTC (default: best-F1 threshold at BEV IoU 0.3)',
       numberOption('--dtc-score'),
     )
-    .option('--json', 'print one JSON object')
+    .option('--json', 'print one JSON object (snake_case keys; AP, F1, rates as fractions)')
+    .addHelpText('after', AP_UNITS_HELP)
     .action(async (opts: EvalOptions) => {
       if (opts.fov !== undefined && !(opts.fov > 0 && opts.fov <= 360))
         throw new InputError('--fov', 'must be in (0, 360] degrees');
@@ -100,7 +102,7 @@ export function register(program: Command): void {
         ignore,
       );
       if (opts.json) {
-        process.stdout.write(JSON.stringify(report) + '\n');
+        printJson(report);
         return;
       }
       process.stdout.write(

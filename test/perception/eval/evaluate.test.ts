@@ -48,6 +48,8 @@ describe('evaluation report', () => {
     expect(pooled.dtc.missed_rate).toBeCloseTo(0.5, 10);
     expect(pooled.dtc.phantom_rate).toBe(0);
     expect(formatEvalReport(pooled)).toMatch(/missed 50\.0%/);
+    // Human-readable AP is in percent (the report object holds the fraction).
+    expect(formatEvalReport(pooled)).toMatch(/^AP %.*\nBEV IoU 0\.3 +(.{8})*? +50\.0\n/m);
   });
 
   it('without ego motion reports DTC as unavailable', () => {
