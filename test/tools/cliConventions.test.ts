@@ -125,4 +125,29 @@ describe('drivekit command-line conventions', () => {
     expect(twice.stderr).toMatch(/export-json: exists \(pass --force to replace it\)/);
     expect((await cli(...exp, '--force')).code).toBe(0);
   }, 60_000);
+
+  it('longtail refuses a kind folder already in --out unless --force', async () => {
+    const out = path.join(tmp, 'longtail');
+    const args = ['longtail', '--kind', 'cut-in', '--count', '1', '--out', out, '--json'];
+    const first = await cli(...args);
+    expect(first.code).toBe(0);
+    expect(JSON.parse(first.stdout)).toHaveProperty('oracle_mean_brake_mps2');
+    const again = await cli(...args);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/cut-in: exists \(pass --force to replace it\)/);
+    expect((await cli(...args, '--force')).code).toBe(0);
+  }, 60_000);
+
+  it('detect refuses an existing output before loading anything, unless --force', async () => {
+    const log = path.join(tmp, 'detect-log');
+    fs.mkdirSync(log);
+    fs.writeFileSync(path.join(log, 'detector.arrow'), 'earlier boxes');
+    const r = await cli('detect', log);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/detector\.arrow: exists \(pass --force to replace it\)/);
+    // With --force it goes on to open the log (not one here: a different error).
+    const forced = await cli('detect', '--log', log, '--force');
+    expect(forced.code).toBe(1);
+    expect(forced.stderr).not.toMatch(/exists/);
+  });
 });

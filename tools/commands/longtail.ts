@@ -1,6 +1,7 @@
 // `drivekit longtail --kind <kind> --count N --seed S`: hard but solvable scenarios (cut-in,
 // hard-brake, jaywalker, red-light-runner, merge, unprotected-left, occluded-pedestrian), each checked
 // by the full-knowledge oracle, saved as scenarios, with the collision rate of the built-in agents.
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { writeFileAtomicSync } from '../../core/atomic.ts';
@@ -11,12 +12,14 @@ import { generateLongtail, LONGTAIL_KINDS } from '../../simulation/longtail/gene
 import { rolloutScenarios } from '../../simulation/rollout.ts';
 import { saveScenario } from '../../simulation/scenarioIo.ts';
 import { intOption } from '../numberOption.ts';
+import { addForce, printJson, refuseExisting } from '../cliOptions.ts';
 
 export interface LongtailOptions {
   kind: string;
   count: number;
   seed: number;
   out?: string;
+  force?: boolean;
   json?: boolean;
 }
 
@@ -96,7 +99,7 @@ export function formatLongtailTable(reports: readonly KindReport[]): string {
 }
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('longtail')
     .description(
       'generate hard but solvable scenarios (oracle-checked) and score the built-in agents on them',
@@ -105,23 +108,23 @@ export function register(program: Command): void {
     .option('--count <n>', 'scenarios per kind', intOption('--count', 1), 20)
     .option('--seed <s>', 'random seed', intOption('--seed', 0), 1)
     .option('--out <dir>', 'output directory (a scenario directory per scenario, per kind)', 'out/longtail')
-    .option('--json', 'print the per-kind reports as JSON')
-    .action((opts: LongtailOptions) => {
-      const kinds = opts.kind === 'all' ? Object.keys(LONGTAIL_KINDS) : [opts.kind];
-      for (const k of kinds)
-        if (!LONGTAIL_KINDS[k])
-          throw new InputError(
-            '--kind',
-            `unknown kind '${k}' (known: ${Object.keys(LONGTAIL_KINDS).join(', ')}, all)`,
-          );
-      if (!(opts.count >= 1)) throw new InputError('--count', 'must be a positive integer');
-      const reports = kinds.map((k) =>
-        runLongtailKind(k, opts.count, opts.seed, opts.out ?? 'out/longtail', opts.json),
-      );
-      process.stdout.write(
-        opts.json
-          ? JSON.stringify(reports.length === 1 ? reports[0] : reports) + '\n'
-          : formatLongtailTable(reports) + '\n',
-      );
-    });
+    .option('--json', 'print the per-kind reports as JSON (snake_case keys, rates as fractions)');
+  addForce(cmd, 'the folder of a kind already in --out').action((opts: LongtailOptions) => {
+    const kinds = opts.kind === 'all' ? Object.keys(LONGTAIL_KINDS) : [opts.kind];
+    for (const k of kinds)
+      if (!LONGTAIL_KINDS[k])
+        throw new InputError(
+          '--kind',
+          `unknown kind '${k}' (known: ${Object.keys(LONGTAIL_KINDS).join(', ')}, all)`,
+        );
+    if (!(opts.count >= 1)) throw new InputError('--count', 'must be a positive integer');
+    const outRoot = opts.out ?? 'out/longtail';
+    const dirs = kinds.map((k) => path.join(outRoot, k));
+    refuseExisting(dirs, opts.force);
+    // Replaced whole: a smaller --count must not leave the last run's extra scenarios beside the new ones.
+    for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+    const reports = kinds.map((k) => runLongtailKind(k, opts.count, opts.seed, outRoot, opts.json));
+    if (opts.json) printJson(reports.length === 1 ? reports[0] : reports);
+    else process.stdout.write(formatLongtailTable(reports) + '\n');
+  });
 }

@@ -31,6 +31,7 @@ import { fillGtPointCounts } from './eval.ts';
 import { intOption, numberOption } from '../numberOption.ts';
 import { parseConfigJson, validateConfig } from '../../core/configSchema.ts';
 import { makeDirs } from '../../core/dirs.ts';
+import { addRenamed, AP_UNITS_HELP, printJson, renamedInput } from '../cliOptions.ts';
 
 interface SelfTrainOptions {
   log: string[];
@@ -41,6 +42,8 @@ interface SelfTrainOptions {
   laterSteps?: number;
   batch?: number;
   crop?: number;
+  gridRange?: number;
+  /** Old name of --grid-range (one version). */
   range?: number;
   labelRange?: number;
   score?: number;
@@ -90,7 +93,8 @@ const positive = (name: string) => numberOption(name, { above: 0 });
 export function selfTrainConfigFrom(opts: SelfTrainOptions): SelfTrainConfig {
   const file = readConfigFile(opts.config);
   const det: DetectorConfigInput = { ...file.detector };
-  det.grid = { ...det.grid, ...(opts.range !== undefined ? { rangeM: opts.range } : {}) };
+  const gridRange = renamedInput(opts.gridRange, opts.range, '--range', '--grid-range');
+  det.grid = { ...det.grid, ...(gridRange !== undefined ? { rangeM: gridRange } : {}) };
   det.targets = {
     ...det.targets,
     ...(opts.labelRange !== undefined ? { labelRangeM: opts.labelRange } : {}),
@@ -133,7 +137,7 @@ const collect = (value: string, previous: string[]) => [...previous, value];
 const DEF = DEFAULT_SELFTRAIN_CONFIG;
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('selftrain')
     .description(
       'self-train the BEV detector on logs without labels (OYSTER: detect → track → refine → retrain)',
@@ -159,9 +163,9 @@ export function register(program: Command): void {
       int('--crop', 8),
     )
     .option(
-      '--range <m>',
-      `half side of the inference grid (default ${DEF.detector.grid.rangeM})`,
-      positive('--range'),
+      '--grid-range <m>',
+      `half side of the inference grid, m (default ${DEF.detector.grid.rangeM})`,
+      positive('--grid-range'),
     )
     .option(
       '--label-range <m>',
@@ -184,45 +188,47 @@ export function register(program: Command): void {
       '--write',
       'write the final detections and labels into each log (selftrain_detections/labels.arrow)',
     )
-    .option('--json', 'print the results as one JSON object')
-    .action(async (opts: SelfTrainOptions) => {
-      if (opts.log.length === 0) throw new InputError('--log', 'give at least one log');
-      const cfg = selfTrainConfigFrom(opts);
-      if (opts.json) setProgressSilent(true);
-      const logs = await Promise.all(opts.log.map(openLog));
-      const evalLogs = await Promise.all(opts.evalLog.map(openLog));
-      try {
-        const say = (line: string) => process.stderr.write(line + '\n');
-        const res = await selfTrain(logs, cfg, {
-          outDir: opts.out,
-          evalLogs,
-          log: opts.json ? undefined : say,
-          writeToLogs: opts.write,
-        });
-        if (opts.export) {
-          makeDirs(path.dirname(path.resolve(opts.export)));
-          fs.copyFileSync(res.modelPath, opts.export + '.tmp');
-          fs.renameSync(opts.export + '.tmp', opts.export);
-        }
-        if (opts.json) {
-          process.stdout.write(JSON.stringify(summariseResult(res)) + '\n');
-        } else {
-          const table = formatSelfTrainTable(res.rows, cfg.evalBucketsM);
-          process.stdout.write(
-            (table
-              ? `AP at BEV IoU 0.3 / 0.5 by range (m), DTC per round:\n${table}\n`
-              : 'no ground truth: nothing to score\n') +
-              res.rounds
-                .map(
-                  (r) =>
-                    `round ${r.round}: ${r.steps} steps, ${r.trainSeconds.toFixed(0)} s, ${r.framesPerS.toFixed(1)} crops/s, ${r.labelBoxes} labels → ${r.modelPath}`,
-                )
-                .join('\n') +
-              `\nmodel ${res.modelPath}${opts.export ? ` (copied to ${opts.export})` : ''}\n`,
-          );
-        }
-      } finally {
-        for (const l of [...logs, ...evalLogs]) await l.reader.close();
+    .option('--json', 'print the results as one JSON object (snake_case keys, AP as fractions)')
+    .addHelpText('after', AP_UNITS_HELP);
+  addRenamed(cmd, '--range', positive('--range'));
+  cmd.action(async (opts: SelfTrainOptions) => {
+    if (opts.log.length === 0) throw new InputError('--log', 'give at least one log');
+    const cfg = selfTrainConfigFrom(opts);
+    if (opts.json) setProgressSilent(true);
+    const logs = await Promise.all(opts.log.map(openLog));
+    const evalLogs = await Promise.all(opts.evalLog.map(openLog));
+    try {
+      const say = (line: string) => process.stderr.write(line + '\n');
+      const res = await selfTrain(logs, cfg, {
+        outDir: opts.out,
+        evalLogs,
+        log: opts.json ? undefined : say,
+        writeToLogs: opts.write,
+      });
+      if (opts.export) {
+        makeDirs(path.dirname(path.resolve(opts.export)));
+        fs.copyFileSync(res.modelPath, opts.export + '.tmp');
+        fs.renameSync(opts.export + '.tmp', opts.export);
       }
-    });
+      if (opts.json) {
+        printJson(summariseResult(res));
+      } else {
+        const table = formatSelfTrainTable(res.rows, cfg.evalBucketsM);
+        process.stdout.write(
+          (table
+            ? `AP at BEV IoU 0.3 / 0.5 by range (m), DTC per round:\n${table}\n`
+            : 'no ground truth: nothing to score\n') +
+            res.rounds
+              .map(
+                (r) =>
+                  `round ${r.round}: ${r.steps} steps, ${r.trainSeconds.toFixed(0)} s, ${r.framesPerS.toFixed(1)} crops/s, ${r.labelBoxes} labels → ${r.modelPath}`,
+              )
+              .join('\n') +
+            `\nmodel ${res.modelPath}${opts.export ? ` (copied to ${opts.export})` : ''}\n`,
+        );
+      }
+    } finally {
+      for (const l of [...logs, ...evalLogs]) await l.reader.close();
+    }
+  });
 }

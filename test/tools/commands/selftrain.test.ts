@@ -36,7 +36,7 @@ describe('drivekit selftrain / detect', () => {
       '2',
       '--crop',
       '64',
-      '--range',
+      '--grid-range',
       '25.6',
       '--threads',
       '1',
@@ -95,7 +95,15 @@ describe('drivekit selftrain / detect', () => {
     expect(e.counts.pred_boxes).toBeLessThanOrEqual(d.boxes);
     expect(e.ap.bev['0.3'].all === null || e.ap.bev['0.3'].all >= 0).toBe(true);
     // Without --out the boxes land in the log.
-    await drivekit('detect', '--model', path.join(out, 'detector.onnx'), '--log', log, '--range', '12.8');
+    await drivekit(
+      'detect',
+      '--model',
+      path.join(out, 'detector.onnx'),
+      '--log',
+      log,
+      '--grid-range',
+      '12.8',
+    );
     expect(readBoxesFile(path.join(log, 'detector.arrow')).cx.length).toBeGreaterThanOrEqual(0);
   }, 150_000);
 
