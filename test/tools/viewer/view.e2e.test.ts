@@ -1,0 +1,146 @@
+// End-to-end test of `drivekit view` in headless Chromium: a tiny synthetic log served by the viewer, the
+// page's pixels read from screenshots (points and boxes really drawn, toggles work, scrubbing changes it).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeSyntheticLog } from '../../../simulation/town/synthLog.ts';
+import { tinyTownConfig } from '../../../simulation/town/townConfig.ts';
+import { hasChromium, launchChromium } from '../../../tools/viewer/headlessChromium.ts';
+import { openViewerSource } from '../../../tools/viewer/openSource.ts';
+import { startViewerServer, type ViewerServer } from '../../../tools/viewer/server.ts';
+import type { ViewerSource } from '../../../tools/viewer/viewerSource.ts';
+import { decodePng, type Rgba } from './decodePng.ts';
+
+// CI installs chromium (.ci/run), so there a missing browser fails the test instead of skipping it.
+const suite = hasChromium() || process.env.CI ? describe : describe.skip;
+
+const BACKGROUND = [0x0d, 0x11, 0x17];
+const MAGENTA = [0xff, 0x00, 0xff]; // ground-truth boxes (page/colours.js)
+
+let tmp: string;
+let source: ViewerSource;
+let server: ViewerServer;
+let browser: Awaited<ReturnType<typeof launchChromium>>;
+let page: Page;
+/** The canvas rows below the control bar and above the status line. */
+let top = 0;
+let bottom = 0;
+
+beforeAll(async () => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'drivekit-view-'));
+  const log = path.join(tmp, 'log');
+  await writeSyntheticLog({
+    out: log,
+    frames: 3,
+    seed: 3,
+    lidar: 'hdl64',
+    town: tinyTownConfig(),
+    sensor: { azimuthSteps: 512 },
+    workers: 1,
+  });
+  source = await openViewerSource(log);
+  server = await startViewerServer(source, { port: 0 });
+  browser = await launchChromium({ width: 800, height: 600 });
+  page = await browser.context.newPage();
+  await page.goto(server.url);
+  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 20_000 });
+  top = Math.ceil((await page.locator('#bar').boundingBox())!.height);
+  bottom = 600 - 24;
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await source?.close();
+  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+const near = (d: Uint8Array, o: number, c: number[], tol: number) =>
+  Math.abs(d[o] - c[0]) <= tol && Math.abs(d[o + 1] - c[1]) <= tol && Math.abs(d[o + 2] - c[2]) <= tol;
+
+/** Pixels of the view area that are not background, and those of the ground-truth box colour. */
+function count(img: Rgba): { drawn: number; magenta: number; total: number } {
+  let drawn = 0;
+  let magenta = 0;
+  for (let y = top; y < bottom; y++)
+    for (let x = 0; x < img.width; x++) {
+      const o = 4 * (y * img.width + x);
+      if (!near(img.data, o, BACKGROUND, 12)) drawn++;
+      if (near(img.data, o, MAGENTA, 40)) magenta++;
+    }
+  return { drawn, magenta, total: (bottom - top) * img.width };
+}
+
+/** Pixels of the view area that differ between two pictures. */
+function differing(a: Rgba, b: Rgba): number {
+  let n = 0;
+  for (let y = top; y < bottom; y++)
+    for (let x = 0; x < a.width; x++) {
+      const o = 4 * (y * a.width + x);
+      if (!near(a.data, o, [b.data[o], b.data[o + 1], b.data[o + 2]], 12)) n++;
+    }
+  return n;
+}
+
+const shot = async () => decodePng(await page.screenshot());
+
+async function setLayer(layer: string, on: boolean): Promise<void> {
+  await page.locator(`input[data-layer="${layer}"]`).setChecked(on);
+}
+
+suite('drivekit view in headless Chromium', () => {
+  it('draws the sweep and its ground-truth boxes (pixels), toggles them, and scrubs to another frame', async () => {
+    const info = await page.evaluate(() => (window as unknown as { viewer: { info: unknown } }).viewer.info);
+    expect(info).toMatchObject({ kind: 'log', frame_count: 3, box_sets: ['labels'], has_map: true });
+    expect(await page.evaluate(() => document.body.dataset.frame)).toBe('0');
+    const all = count(await shot());
+
+    // Only the points: a good share of the view is drawn, and none of it in the box colour.
+    await setLayer('boxes:labels', false);
+    await setLayer('agents:scenario', false);
+    await setLayer('map', false);
+    const pointsOnly = count(await shot());
+    expect(pointsOnly.drawn).toBeGreaterThan(0.02 * pointsOnly.total);
+    expect(pointsOnly.magenta).toBe(0);
+
+    // Only the boxes: magenta edges appear, and the points' pixels are gone.
+    await setLayer('points', false);
+    await setLayer('boxes:labels', true);
+    const boxesOnly = count(await shot());
+    expect(boxesOnly.magenta).toBeGreaterThan(50);
+    expect(boxesOnly.drawn).toBeLessThan(pointsOnly.drawn / 5);
+    // Nothing on: an empty view (the background is what `count` takes it to be).
+    await setLayer('boxes:labels', false);
+    expect(count(await shot()).drawn).toBeLessThan(0.001 * pointsOnly.total);
+
+    for (const l of ['points', 'boxes:labels', 'agents:scenario', 'map']) await setLayer(l, true);
+    const frame0 = await shot();
+    expect(count(frame0).drawn).toBeGreaterThanOrEqual(all.drawn * 0.99);
+
+    // Scrub to the last frame: the page fetches it and the picture changes.
+    await page.locator('#scrub').fill('2');
+    await page.waitForFunction(() => document.body.dataset.frame === '2', null, { timeout: 10_000 });
+    const png = await page.screenshot();
+    const frame2 = decodePng(png);
+    expect(differing(frame0, frame2)).toBeGreaterThan(0.01 * all.total);
+    expect(count(frame2).magenta).toBeGreaterThan(0);
+    const saved = path.join(tmp, 'view-frame-2.png');
+    fs.writeFileSync(saved, png);
+    expect(fs.statSync(saved).size).toBeGreaterThan(1000);
+  }, 30_000);
+
+  it('serves frames one at a time: binary points, Arrow IPC, per-frame scene; 404 past the end', async () => {
+    const get = (p: string) => fetch(new URL(p, server.url));
+    const bin = await get('/frames/1');
+    expect(bin.status).toBe(200);
+    const scene = (await (await get('/frames/1/scene')).json()) as { frame_index: number; boxes: object };
+    expect(scene.frame_index).toBe(1);
+    expect(Object.keys(scene.boxes)).toEqual(['labels']);
+    expect((await get('/frames/1.arrow')).headers.get('content-type')).toMatch(/arrow/);
+    expect((await get('/frames/3')).status).toBe(404);
+    expect((await get('/three/package.json')).status).toBe(404);
+    expect((await get('/three/build/three.module.js')).status).toBe(200);
+  });
+});
