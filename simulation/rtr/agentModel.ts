@@ -47,11 +47,14 @@ export interface TrainBatch {
   return: Float32Array;
   /** [imitation coefficient, RL coefficient]. */
   coef: [number, number];
+  /** EMA-PG: the anchor's top-k probabilities renormalised over the k, per row ([rows, actions], 0 elsewhere). */
+  anchor?: { p: Float32Array; klCoef: number };
 }
 
 export class AgentModel {
   readonly bins: ActionBins;
   readonly obsSize: number;
+  private noAnchor = new Float32Array(0);
   private constructor(
     readonly cfg: AgentModelConfig,
     readonly net: PolicyNet,
@@ -90,6 +93,9 @@ export class AgentModel {
   /** One optimizer step; returns the loss and its terms. */
   async step(b: TrainBatch): Promise<Record<string, number>> {
     const n = b.action.length;
+    const A = this.bins.count;
+    if (this.noAnchor.length < n * A) this.noAnchor = new Float32Array(n * A);
+    const ap = b.anchor ? b.anchor.p.subarray(0, n * A) : this.noAnchor.subarray(0, n * A);
     const res = await this.trainer.step({
       obs: { data: b.obs.subarray(0, n * this.obsSize), dims: [n, this.obsSize] },
       action: { data: b.action, dims: [n] },
@@ -99,6 +105,8 @@ export class AgentModel {
       advantage: { data: b.advantage, dims: [n] },
       return: { data: b.return, dims: [n] },
       coef: Float32Array.from(b.coef),
+      anchor_p: { data: ap, dims: [n, A] },
+      kl_coef: Float32Array.of(b.anchor?.klCoef ?? 0),
     });
     const out: Record<string, number> = { loss: res.loss };
     for (const [k, v] of Object.entries(res.outputs)) out[k] = Number(v.data[0]);

@@ -114,7 +114,7 @@ function off(net: PolicyNet): number {
 export interface LossGraph {
   graph: nn.Graph;
   loss: nn.Tensor;
-  /** Per-term values returned with each step: imitation CE, PPO surrogate, value loss, entropy. */
+  /** Per-term values returned with each step: imitation CE, PPO surrogate, value loss, entropy, KL to anchor. */
   terms: Record<string, nn.Tensor>;
 }
 
@@ -131,7 +131,9 @@ export const DEFAULT_PPO_LOSS: PpoLossConfig = { clip: 0.2, valueCoef: 0.5, entr
  * The one training graph of every mode: coef[0] · imitation cross-entropy (samples weighted by
  * il_weight: 0 drops infeasible expert steps and samples without demonstrations) + coef[1] · PPO loss
  * (clipped surrogate + value MSE − entropy over samples with rl_weight 1). BC feeds coef [1, 0], PPO
- * [0, 1], RTR [1, λ].
+ * [0, 1], RTR [1, λ]. EMA-PG adds coef[1] · kl_coef · KL(anchor ‖ policy) with both distributions
+ * restricted to the anchor's top-k actions and renormalised there (anchor_p: the anchor's renormalised
+ * top-k probabilities, 0 elsewhere; all zero without an anchor, which makes the term 0).
  */
 export function lossGraph(net: PolicyNet, ppo: PpoLossConfig = DEFAULT_PPO_LOSS): LossGraph {
   const g = new nn.Graph({ name: 'drivekit_agent_train' });
@@ -144,6 +146,8 @@ export function lossGraph(net: PolicyNet, ppo: PpoLossConfig = DEFAULT_PPO_LOSS)
   const adv = g.input('advantage', [B]);
   const ret = g.input('return', [B]);
   const coef = g.input('coef', [2]);
+  const anchorP = g.input('anchor_p', [B, net.actions]);
+  const klCoef = g.input('kl_coef', [1]);
   const { logits, value } = net.apply(x);
   const logp = nn.logSoftmax(logits, -1);
   const chosen = nn.squeeze(nn.gatherElements(logp, nn.unsqueeze(action, -1), -1), -1);
@@ -155,9 +159,20 @@ export function lossGraph(net: PolicyNet, ppo: PpoLossConfig = DEFAULT_PPO_LOSS)
   const policyLoss = nn.neg(wMean(surrogate, rlW));
   const valueLoss = wMean(nn.mul(nn.sub(value, ret), nn.sub(value, ret)), rlW);
   const entropy = wMean(nn.neg(nn.reduceSum(nn.mul(nn.exp(logp), logp), 1)), rlW);
-  const rl = nn.sub(nn.add(policyLoss, nn.mul(valueLoss, ppo.valueCoef)), nn.mul(entropy, ppo.entropyCoef));
+  // KL(p̃ ‖ q̃) = Σ_K p̃ (log p̃ − log q) + log Σ_K q; the mask K is p̃ > 0, and 1 − Σ p̃ (1 without an
+  // anchor, 0 with one) keeps the last log finite and 0 on rows without an anchor.
+  const tiny = 1e-30;
+  const mask = nn.div(anchorP, nn.maximum(anchorP, tiny));
+  const cross = nn.reduceSum(nn.mul(anchorP, nn.sub(nn.log(nn.maximum(anchorP, tiny)), logp)), 1);
+  const massK = nn.reduceSum(nn.mul(nn.exp(logp), mask), 1);
+  const noAnchor = nn.sub(1, nn.reduceSum(anchorP, 1));
+  const kl = wMean(nn.add(cross, nn.log(nn.maximum(nn.add(massK, noAnchor), tiny))), rlW);
+  const rl = nn.add(
+    nn.sub(nn.add(policyLoss, nn.mul(valueLoss, ppo.valueCoef)), nn.mul(entropy, ppo.entropyCoef)),
+    nn.mul(kl, nn.reduceSum(klCoef)),
+  );
   const c0 = nn.reduceSum(nn.slice(coef, [0], [1], [0]));
   const c1 = nn.reduceSum(nn.slice(coef, [1], [2], [0]));
   const loss = nn.add(nn.mul(ce, c0), nn.mul(rl, c1));
-  return { graph: g, loss, terms: { ce, policy: policyLoss, value: valueLoss, entropy } };
+  return { graph: g, loss, terms: { ce, policy: policyLoss, value: valueLoss, entropy, kl } };
 }

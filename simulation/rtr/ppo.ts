@@ -5,6 +5,14 @@ import type { AgentModel, TrainBatch } from './agentModel.ts';
 import { emptyBatch, fillDemoRows } from './bc.ts';
 import type { Experience } from './closedLoop.ts';
 import type { DemoSet } from './demoData.ts';
+import type { AnchorTopK } from './emaAnchor.ts';
+
+/** EMA-PG inputs of an update: the anchor's top-k per experience row, its KL weight, the EMA step. */
+export interface AnchorTerm {
+  topK: AnchorTopK;
+  klCoef: number;
+  afterStep: () => void;
+}
 
 export interface PpoConfig {
   epochs: number;
@@ -27,12 +35,15 @@ export async function ppoUpdate(
   coef: [number, number],
   cfg: PpoConfig = DEFAULT_PPO,
   demos?: DemoSet,
+  anchor?: AnchorTerm,
 ): Promise<Record<string, number>> {
   const D = model.obsSize;
   const useDemos = demos !== undefined && demos.count > 0 && coef[0] > 0;
   const rows = cfg.minibatch + (useDemos ? cfg.demoRows : 0);
   const b: TrainBatch = emptyBatch(rows, D);
   b.coef = coef;
+  const A = model.bins.count;
+  const dense = anchor ? { p: new Float32Array(rows * A), klCoef: anchor.klCoef } : undefined;
   const order = Int32Array.from({ length: exp.count }, (_, i) => i);
   const sums: Record<string, number> = {};
   let updates = 0;
@@ -54,11 +65,20 @@ export async function ppoUpdate(
         b.oldLogp[r] = exp.logp[k];
         b.advantage[r] = exp.advantage[k];
         b.return[r] = exp.return[k];
+        if (dense && anchor) {
+          // Dense rows of the anchor's top-k renormalised over the k (zero elsewhere).
+          const { k: K, index, p } = anchor.topK;
+          dense.p.fill(0, r * A, (r + 1) * A);
+          let z = 0;
+          for (let j = 0; j < K; j++) z += p[k * K + j];
+          for (let j = 0; j < K; j++) dense.p[r * A + index[k * K + j]] = p[k * K + j] / z;
+        }
       }
       let total = m;
       if (useDemos) {
         fillDemoRows(b, demos, rng, m, m + cfg.demoRows);
         total = m + cfg.demoRows;
+        // Imitation rows carry rl_weight 0: their anchor rows are not counted.
       }
       const view: TrainBatch = {
         obs: b.obs.subarray(0, total * D),
@@ -69,8 +89,10 @@ export async function ppoUpdate(
         advantage: b.advantage.subarray(0, total),
         return: b.return.subarray(0, total),
         coef,
+        ...(dense ? { anchor: dense } : {}),
       };
       const res = await model.step(view);
+      anchor?.afterStep();
       for (const [k, v] of Object.entries(res)) sums[k] = (sums[k] ?? 0) + v;
       updates++;
     }

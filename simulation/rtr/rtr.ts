@@ -6,6 +6,7 @@ import type { AgentModel } from './agentModel.ts';
 import { collectExperience } from './closedLoop.ts';
 import type { DemoSet } from './demoData.ts';
 import { DEFAULT_DUAL_ASCENT, type DualAscentConfig, dualAscent } from './dualAscent.ts';
+import type { EmaAnchor } from './emaAnchor.ts';
 import { DEFAULT_PPO, type PpoConfig, ppoUpdate } from './ppo.ts';
 
 export interface IterationResult {
@@ -28,6 +29,8 @@ export interface RlIterationOptions {
   dual?: DualAscentConfig;
   /** Demonstrations of the logged scenarios (RTR's imitation term). */
   demos?: DemoSet;
+  /** EMA-PG: the moving-average anchor of the KL term (plain PPO without it). */
+  anchor?: EmaAnchor;
 }
 
 /**
@@ -42,6 +45,10 @@ export async function rlIteration(
 ): Promise<IterationResult> {
   const exp = await collectExperience(model, scenarios, rng);
   const coef: [number, number] = o.mode === 'ppo' ? [0, 1] : [1, o.lambda];
+  const a = o.anchor;
+  const anchor = a
+    ? { topK: await a.topK(exp.obs, exp.count), klCoef: a.cfg.klCoef, afterStep: () => a.update() }
+    : undefined;
   const terms = await ppoUpdate(
     model,
     exp,
@@ -49,6 +56,7 @@ export async function rlIteration(
     coef,
     o.ppo ?? DEFAULT_PPO,
     o.mode === 'rtr' ? o.demos : undefined,
+    anchor,
   );
   const nextLambda =
     o.mode === 'rtr' ? dualAscent(o.lambda, exp.infractionRate, o.dual ?? DEFAULT_DUAL_ASCENT) : o.lambda;

@@ -13,6 +13,7 @@ import { bcStep, demoScores, emptyBatch } from './bc.ts';
 import { curvesSvg } from './curves.ts';
 import { buildDemoSet, type DemoSet } from './demoData.ts';
 import { DEFAULT_DUAL_ASCENT, type DualAscentConfig } from './dualAscent.ts';
+import { DEFAULT_EMA_PG, EmaAnchor, type EmaPgConfig } from './emaAnchor.ts';
 import { closedLoopScores, type MeanScores } from './evaluate.ts';
 import { DEFAULT_PPO, type PpoConfig } from './ppo.ts';
 import { rlIteration } from './rtr.ts';
@@ -35,6 +36,9 @@ export interface TrainAgentsConfig {
   lambda: number;
   seed: number;
   ppo: PpoConfig;
+  /** Policy-gradient variant of PPO / RTR: plain clipped PPO, or EMA-PG (KL to an EMA anchor). */
+  pg: 'ppo' | 'ema';
+  emaPg: EmaPgConfig;
   dual: DualAscentConfig;
   model: Partial<AgentModelConfig>;
 }
@@ -49,6 +53,8 @@ export const DEFAULT_TRAIN_AGENTS: TrainAgentsConfig = {
   lambda: 0.5,
   seed: 1,
   ppo: DEFAULT_PPO,
+  pg: 'ppo',
+  emaPg: DEFAULT_EMA_PG,
   dual: DEFAULT_DUAL_ASCENT,
   model: {},
 };
@@ -138,6 +144,7 @@ export async function trainAgents(
       }
     } else {
       const pool = [...input.scenarios, ...(input.longtail ?? [])];
+      const anchor = cfg.pg === 'ema' ? new EmaAnchor(model, cfg.emaPg) : undefined;
       for (let it = start; it < cfg.steps; it++) {
         const batch = Array.from(
           { length: Math.min(cfg.scenariosPerIteration, pool.length) },
@@ -149,6 +156,7 @@ export async function trainAgents(
           ppo: cfg.ppo,
           dual: cfg.dual,
           demos,
+          anchor,
         });
         lambda = r.nextLambda;
         curve.push({
@@ -160,6 +168,7 @@ export async function trainAgents(
           infraction: r.infractionRate,
           lambda: r.lambda,
           ce: r.terms.ce ?? NaN,
+          ...(anchor ? { kl: r.terms.kl ?? NaN } : {}),
         });
         input.onProgress?.(
           it + 1,
@@ -178,6 +187,8 @@ export async function trainAgents(
       batch: cfg.batch,
       scenariosPerIteration: cfg.scenariosPerIteration,
       ppo: cfg.ppo,
+      pg: cfg.mode === 'bc' ? undefined : cfg.pg,
+      emaPg: cfg.mode !== 'bc' && cfg.pg === 'ema' ? cfg.emaPg : undefined,
       dual: cfg.dual,
       lr: model.cfg.lr,
       seed: cfg.seed,

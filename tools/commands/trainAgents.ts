@@ -17,6 +17,8 @@ export interface TrainAgentsCliOptions {
   batch?: number;
   perIteration?: number;
   lambda?: number;
+  checkpointEvery?: number;
+  pg?: string;
   init?: string;
   seed: number;
   json?: boolean;
@@ -28,6 +30,10 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
   if (!MODES.includes(opts.mode as TrainMode))
     throw new InputError('--mode', `must be one of ${MODES.join(', ')}, got '${opts.mode}'`);
   const mode = opts.mode as TrainMode;
+  const pg = opts.pg ?? 'ppo';
+  if (pg !== 'ppo' && pg !== 'ema') throw new InputError('--pg', `must be ppo or ema, got '${pg}'`);
+  if (pg === 'ema' && mode === 'bc')
+    throw new InputError('--pg', 'ema is a PPO option: use --mode ppo or rtr');
   if (opts.longtail && mode === 'bc')
     throw new InputError('--longtail', 'long-tail scenarios have no demonstrations: use --mode ppo or rtr');
   const load = createProgress('scenarios', 0, { silent: opts.json });
@@ -58,6 +64,8 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
       ...(opts.batch !== undefined ? { batch: opts.batch } : {}),
       ...(opts.perIteration !== undefined ? { scenariosPerIteration: opts.perIteration } : {}),
       ...(opts.lambda !== undefined ? { lambda: opts.lambda } : {}),
+      pg,
+      ...(opts.checkpointEvery !== undefined ? { checkpointEvery: opts.checkpointEvery } : {}),
     },
   );
   bar.stop();
@@ -129,6 +137,15 @@ export function register(program: Command): void {
       '--lambda <x>',
       `initial λ of RTR (default ${DEFAULT_TRAIN_AGENTS.lambda})`,
       numberOption('--lambda', { min: 0 }),
+    )
+    .option(
+      '--pg <variant>',
+      'policy gradient of ppo/rtr: ppo (clipped PPO) or ema (EMA-PG: plus KL to a moving-average anchor over its top-k actions)',
+    )
+    .option(
+      '--checkpoint-every <n>',
+      `checkpoint every n BC steps or PPO/RTR iterations (default ${DEFAULT_TRAIN_AGENTS.checkpointEvery})`,
+      intOption('--checkpoint-every', 1),
     )
     .option(
       '--init <checkpoint>',
