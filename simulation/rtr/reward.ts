@@ -83,14 +83,13 @@ export class RewardTracker {
         Math.hypot(this.goalX[g] - env.x[g], this.goalY[g] - env.y[g]);
       const progress = Number.isFinite(gain) ? Math.max(-c.maxGainM, Math.min(c.maxGainM, gain)) : 0;
       const red = this.ranRed(env, g) ? 1 : 0;
+      // Off-road is a vehicle infraction (as the metric rates it): pedestrians belong on the sidewalks,
+      // and counting them held the RTR constraint at ~35 % whatever the policy did.
+      const off = env.typeCode[g] === TYPE_CODE.vehicle ? env.offroad[g] : 0;
       inf.collided[q] = env.collided[g];
-      inf.offroad[q] = env.offroad[g];
+      inf.offroad[q] = off;
       inf.redLight[q] = red;
-      out[q] =
-        c.progressPerM * progress -
-        c.collision * env.collided[g] -
-        c.offroad * env.offroad[g] -
-        c.redLight * red;
+      out[q] = c.progressPerM * progress - c.collision * env.collided[g] - c.offroad * off - c.redLight * red;
     }
   }
 
