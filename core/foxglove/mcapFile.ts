@@ -1,0 +1,124 @@
+// An MCAP file of Foxglove protobuf messages (@mcap/core's writer: chunked, indexed, with statistics), written
+// to a temporary sibling and renamed into place on close, so a killed export never leaves half a file.
+import { McapWriter } from '@mcap/core';
+import { AtomicFileStream } from '../atomic.ts';
+import { describeErrno, InputError } from '../errors.ts';
+import { descriptorSet, encodeFoxglove, type FoxgloveSchema } from './schemas.ts';
+
+/** What a channel carries. */
+export interface McapChannelSpec {
+  topic: string;
+  schema: FoxgloveSchema;
+  /** Channel metadata (e.g. the log a topic came from). */
+  metadata?: Record<string, string>;
+}
+
+/** Settings of the writer. */
+export interface McapFileOptions {
+  /** Uncompressed chunk size in bytes (the unit of random access for a reader). */
+  chunkBytes: number;
+  /** The MCAP header's profile and library strings. */
+  profile: string;
+  library: string;
+}
+
+export const DEFAULT_MCAP_FILE_OPTIONS: McapFileOptions = {
+  // Foxglove's and the mcap CLI's default: a few sweeps a chunk, small enough to seek within a log.
+  chunkBytes: 1024 * 1024,
+  profile: '',
+  library: 'drivekit',
+};
+
+export class McapFile {
+  private readonly stream: AtomicFileStream;
+  private readonly writer: McapWriter;
+  private readonly schemaIds = new Map<FoxgloveSchema, number>();
+  private readonly channels = new Map<string, { id: number; schema: FoxgloveSchema; sequence: number }>();
+  private messages = 0;
+
+  private constructor(
+    readonly target: string,
+    opts: McapFileOptions,
+  ) {
+    try {
+      this.stream = new AtomicFileStream(target);
+    } catch (e) {
+      throw new InputError(target, `cannot write (${describeErrno(e)})`);
+    }
+    const stream = this.stream;
+    this.writer = new McapWriter({
+      writable: {
+        write: async (b: Uint8Array) => stream.write(b),
+        position: () => BigInt(stream.bytesWritten),
+      },
+      chunkSize: opts.chunkBytes,
+    });
+  }
+
+  /** Start a file at `target` (created at a temporary sibling until close()). */
+  static async create(target: string, opts: Partial<McapFileOptions> = {}): Promise<McapFile> {
+    const o = { ...DEFAULT_MCAP_FILE_OPTIONS, ...opts };
+    const f = new McapFile(target, o);
+    await f.writer.start({ profile: o.profile, library: o.library });
+    return f;
+  }
+
+  /** Register a channel (its schema once per file); messages name it by topic. */
+  async addChannel(spec: McapChannelSpec): Promise<void> {
+    if (this.channels.has(spec.topic)) throw new Error(`MCAP channel ${spec.topic} registered twice`);
+    let schemaId = this.schemaIds.get(spec.schema);
+    if (schemaId === undefined) {
+      schemaId = await this.writer.registerSchema({
+        name: spec.schema,
+        encoding: 'protobuf',
+        data: descriptorSet(spec.schema),
+      });
+      this.schemaIds.set(spec.schema, schemaId);
+    }
+    const id = await this.writer.registerChannel({
+      topic: spec.topic,
+      schemaId,
+      messageEncoding: 'protobuf',
+      metadata: new Map(Object.entries(spec.metadata ?? {})),
+    });
+    this.channels.set(spec.topic, { id, schema: spec.schema, sequence: 0 });
+  }
+
+  /** Encode `message` with its channel's schema and append it at log time `ns`. */
+  async add(topic: string, ns: bigint, message: Record<string, unknown>): Promise<number> {
+    const ch = this.channels.get(topic);
+    if (!ch) throw new Error(`MCAP channel ${topic} was not registered`);
+    const data = encodeFoxglove(ch.schema, message);
+    await this.writer.addMessage({
+      channelId: ch.id,
+      sequence: ch.sequence++,
+      logTime: ns,
+      publishTime: ns,
+      data,
+    });
+    this.messages++;
+    return data.byteLength;
+  }
+
+  get messageCount(): number {
+    return this.messages;
+  }
+
+  /** Finish the summary and index, then make the file visible at its target; returns its size. */
+  async close(): Promise<number> {
+    try {
+      await this.writer.end();
+      const bytes = this.stream.bytesWritten;
+      this.stream.commit();
+      return bytes;
+    } catch (e) {
+      this.stream.abort();
+      throw e;
+    }
+  }
+
+  /** Drop the temporary file (after a failure). */
+  abort(): void {
+    this.stream.abort();
+  }
+}
