@@ -3,7 +3,7 @@
 // road-edge points — sorted nearest first, zero-padded with a validity flag, ready for a network.
 import { type SimEnv, TYPE_CODE } from './env.ts';
 import type { PointSet } from './map/mapIndex.ts';
-import { gridBucket } from './map/staticGrid.ts';
+import { GridWindow, NearestK, nearestInStaticGrid } from './nearestK.ts';
 import { LIGHT } from './scenario.ts';
 import { SpatialGrid } from './spatialGrid.ts';
 
@@ -57,33 +57,6 @@ export function observationOffsets(cfg: ObservationConfig = DEFAULT_OBSERVATION)
   return { own: 0, agents, lanes, edges, size: edges + cfg.edgePoints * EDGE_FEATURES };
 }
 
-/** Keeps the k smallest keys seen (with their item ids), sorted ascending. */
-class NearestK {
-  readonly keys: Float64Array;
-  readonly ids: Int32Array;
-  count = 0;
-  constructor(readonly k: number) {
-    this.keys = new Float64Array(k);
-    this.ids = new Int32Array(k);
-  }
-  reset(): void {
-    this.count = 0;
-  }
-  offer(key: number, id: number): void {
-    if (this.count === this.k && key >= this.keys[this.k - 1]) return;
-    // Hashed grid buckets can be visited twice: never keep an item twice.
-    for (let i = 0; i < this.count; i++) if (this.ids[i] === id) return;
-    let i = this.count < this.k ? this.count++ : this.k - 1;
-    while (i > 0 && this.keys[i - 1] > key) {
-      this.keys[i] = this.keys[i - 1];
-      this.ids[i] = this.ids[i - 1];
-      i--;
-    }
-    this.keys[i] = key;
-    this.ids[i] = id;
-  }
-}
-
 export class Observer {
   readonly cfg: ObservationConfig;
   readonly size: number;
@@ -91,6 +64,10 @@ export class Observer {
   private readonly nearAgents: NearestK;
   private readonly nearLanes: NearestK;
   private readonly nearEdges: NearestK;
+  private readonly window = new GridWindow();
+  // The agent grid's hash for the scenario being searched, made once (no closure per query).
+  private group = 0;
+  private readonly agentBucket = (cx: number, cy: number) => this.grid.bucket(cx, cy, this.group);
 
   constructor(cfg: Partial<ObservationConfig> = {}) {
     this.cfg = { ...DEFAULT_OBSERVATION, ...cfg };
@@ -145,18 +122,30 @@ export class Observer {
       const near = this.nearAgents;
       near.reset();
       const grid = this.grid;
-      const cx = grid.cellOf(x);
-      const cy = grid.cellOf(y);
-      const reach = Math.ceil(r / grid.cellM);
-      for (let ox = -reach; ox <= reach; ox++) {
-        for (let oy = -reach; oy <= reach; oy++) {
-          const b = grid.bucket(cx + ox, cy + oy, si);
-          for (let p = grid.start[b]; p < grid.start[b + 1]; p++) {
-            const j = grid.items[p];
-            if (j === g || env.scenarioOf[j] !== si) continue;
-            const d2 = (env.x[j] - x) ** 2 + (env.y[j] - y) ** 2;
-            if (d2 <= r * r) near.offer(d2, j);
-          }
+      const win = this.window;
+      this.group = si;
+      const r2 = r * r;
+      win.begin(
+        x,
+        y,
+        grid.cellOf(x),
+        grid.cellOf(y),
+        grid.cellM,
+        Math.ceil(r / grid.cellM),
+        grid.start.length - 1,
+        grid.items.length,
+        this.agentBucket,
+      );
+      for (let k = 0; k < win.cells; k++) {
+        const b = win.bucketAt(k, near.bound(r2));
+        if (b < 0) continue;
+        for (let p = grid.start[b]; p < grid.start[b + 1]; p++) {
+          const j = grid.items[p];
+          if (j === g || env.scenarioOf[j] !== si) continue;
+          const dx = env.x[j] - x;
+          const dy = env.y[j] - y;
+          const d2 = dx * dx + dy * dy;
+          if (d2 <= r2) near.offer(d2, win.tieBase + p, j);
         }
       }
       for (let k = 0; k < near.count; k++) {
@@ -199,20 +188,6 @@ export class Observer {
   }
 
   private nearestPoints(set: PointSet, x: number, y: number, r: number, near: NearestK): void {
-    near.reset();
-    const g = set.grid;
-    const cx = Math.floor(x / g.cellM);
-    const cy = Math.floor(y / g.cellM);
-    const reach = Math.ceil(r / g.cellM);
-    for (let ox = -reach; ox <= reach; ox++) {
-      for (let oy = -reach; oy <= reach; oy++) {
-        const b = gridBucket(g, cx + ox, cy + oy);
-        for (let p = g.start[b]; p < g.start[b + 1]; p++) {
-          const i = g.items[p];
-          const d2 = (set.x[i] - x) ** 2 + (set.y[i] - y) ** 2;
-          if (d2 <= r * r) near.offer(d2, i);
-        }
-      }
-    }
+    nearestInStaticGrid(this.window, near, set.grid, set.x, set.y, x, y, r);
   }
 }

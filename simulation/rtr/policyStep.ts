@@ -13,6 +13,8 @@ export function drivenAgents(env: SimEnv, out?: Int32Array): Int32Array {
   return list;
 }
 
+let expScratch = new Float64Array(0);
+
 /**
  * Pick one action per row of `logits` [n, A]: argmax, or a draw from softmax(logits / temperature)
  * with the uniform `u(q)` of row q. Writes the chosen index and its log-probability (under the
@@ -28,6 +30,10 @@ export function selectActions(
   logp: Float32Array,
   temperature = 1,
 ): void {
+  // Each exponential once per row (the sums and the draw reuse them: the same values as recomputing).
+  if (expScratch.length < A) expScratch = new Float64Array(A);
+  const e = expScratch;
+  const invT = 1 / temperature;
   for (let q = 0; q < n; q++) {
     const o = q * A;
     let max = -Infinity;
@@ -39,17 +45,19 @@ export function selectActions(
       }
     }
     let z = 0;
-    for (let i = 0; i < A; i++) z += Math.exp(logits[o + i] - max);
+    for (let i = 0; i < A; i++) z += e[i] = Math.exp(logits[o + i] - max);
     const logZ = max + Math.log(z);
     let pick = arg;
     if (mode === 'sample') {
-      const invT = 1 / temperature;
-      let zt = 0;
-      for (let i = 0; i < A; i++) zt += Math.exp((logits[o + i] - max) * invT);
+      let zt = z;
+      if (invT !== 1) {
+        zt = 0;
+        for (let i = 0; i < A; i++) zt += e[i] = Math.exp((logits[o + i] - max) * invT);
+      }
       let r = u(q) * zt;
       pick = A - 1;
       for (let i = 0; i < A; i++) {
-        r -= Math.exp((logits[o + i] - max) * invT);
+        r -= e[i];
         if (r <= 0) {
           pick = i;
           break;
