@@ -71,7 +71,7 @@ describe('drivekit info', () => {
       const ks = JSON.parse(k.stdout);
       expect(ks.frames).toBe(kittiMeta.frameCount);
       expect(ks.points).toEqual(expectedPoints(kittiMeta.pointsPerFrame));
-      expect(ks.durationS).toBeCloseTo(0.2, 9); // three frames at the default 10 Hz
+      expect(ks.duration_s).toBeCloseTo(0.2, 9); // three frames at the default 10 Hz
       expect(ks.extent.points).toEqual(kittiMeta.pointExtent);
       const labelLines = fs
         .readdirSync(realData('kitti-object', 'label_2'))
@@ -86,7 +86,7 @@ describe('drivekit info', () => {
         .readdirSync(realData('av2-7fab2350', 'sensors', 'lidar'))
         .map((f) => BigInt(f.replace('.feather', '')))
         .sort((x, y) => (x < y ? -1 : 1));
-      expect(as.durationS).toBeCloseTo(Number(av2Stamps[1] - av2Stamps[0]) / 1e9, 9); // the sweeps' own timestamps
+      expect(as.duration_s).toBeCloseTo(Number(av2Stamps[1] - av2Stamps[0]) / 1e9, 9); // the sweeps' own timestamps
       expect(as.labels.boxes).toBe(162);
       // Tracks: the distinct track_uuids among the cuboids at the two sweeps.
       const ann = readFeather(realData('av2-7fab2350', 'annotations.feather'));
@@ -102,7 +102,7 @@ describe('drivekit info', () => {
 
       const ps = JSON.parse(imported.stdout);
       expect(ps.points.total).toBe(119_977);
-      expect(ps.droppedOriginPoints).toBe(1);
+      expect(ps.dropped_origin_points).toBe(1);
       expect(ps.labels).toBeNull();
     },
   );

@@ -7,6 +7,7 @@ import { evalForecast, METHODS } from '../../worldmodel/evalForecast.ts';
 import { readForecastFile } from '../../worldmodel/forecastFile.ts';
 import { Tokenizer } from '../../worldmodel/tokenizerModel.ts';
 import { SHIPPED_TOKENIZER } from './tokenize.ts';
+import { addLogInput, logInput, printJson } from '../cliOptions.ts';
 
 interface Options {
   log: string;
@@ -17,12 +18,12 @@ interface Options {
 }
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('eval-forecast')
     .description(
       'score a forecast by the 4D-Occ protocol beside the tokenizer floor, copy-last and constant velocity',
-    )
-    .requiredOption('--log <log>', 'the log the forecast is of (sweeps, ego poses; labels when it has them)')
+    );
+  addLogInput(cmd, 'the log the forecast is of (sweeps, ego poses; labels when it has them)')
     .requiredOption('--pred <file.arrow>', 'forecast file (drivekit forecast)')
     .option(
       '--tokenizer <dir>',
@@ -30,7 +31,7 @@ export function register(program: Command): void {
       SHIPPED_TOKENIZER,
     )
     .option('--no-oracle', 'leave out the tokenizer floor (encode-then-decode of the true future)')
-    .option('--json', 'print the figures as one JSON object')
+    .option('--json', 'print the figures as one JSON object (snake_case keys, docs/cli.md)')
     .addHelpText(
       'after',
       '\nPer horizon (1s: t0 + 0.2 … 1.0 s; 3s: t0 + 0.6 … 3.0 s) and method (model, oracle, copy_last, const_vel):\n' +
@@ -39,7 +40,8 @@ export function register(program: Command): void {
         "Truth: the future sweep's returns inside the tokenizer's region around its sensor, ego box removed;\n" +
         'averaged over the output sweeps of a start, then over the starts that hold every output sweep.',
     )
-    .action(async (opts: Options) => {
+    .action(async (positional: string | undefined, o: Options) => {
+      const opts = { ...o, log: logInput(positional, o) };
       if (opts.json) setProgressSilent(true);
       const { records, meta } = readForecastFile(opts.pred);
       const log = await LogReader.open(opts.log);
@@ -54,7 +56,7 @@ export function register(program: Command): void {
           progress: !opts.json,
         });
         if (opts.json) {
-          process.stdout.write(JSON.stringify(res) + '\n');
+          printJson(res);
           return;
         }
         const lines = [`log        ${opts.log}`, `starts     ${res.starts.join(', ')}`];

@@ -1,6 +1,7 @@
 // `drivekit eval-tokenizer --log <log> [--model <dir>] --json`: how well the tokenizer reconstructs a log's
 // sweeps — depth L1 along the sweep's own rays, share within 1 m, squared Chamfer, codebook usage.
 import type { Command } from 'commander';
+import { addLogInput, logInput, printJson } from '../cliOptions.ts';
 import { createProgress, setProgressSilent } from '../../core/progress.ts';
 import { LogReader } from '../../datasets/logstore.ts';
 import { reconstructFrame, TokenizerScore } from '../../worldmodel/evalTokenizer.ts';
@@ -23,13 +24,13 @@ export function spreadFrames(frameCount: number, n: number | undefined): number[
 }
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('eval-tokenizer')
-    .description("score the tokenizer's reconstruction of a log (encode → decode → render along its rays)")
-    .requiredOption('--log <log>', 'log directory')
+    .description("score the tokenizer's reconstruction of a log (encode → decode → render along its rays)");
+  addLogInput(cmd)
     .option('--model <dir>', 'tokenizer directory (encoder.onnx + decoder.onnx)', SHIPPED_TOKENIZER)
     .option('--frames <n>', 'score n frames spread over the log (default: all)')
-    .option('--json', 'print the figures as one JSON object')
+    .option('--json', 'print the figures as one JSON object (snake_case keys, shares as fractions)')
     .addHelpText(
       'after',
       '\nFigures: depth_l1_mean_m / depth_l1_median_m (|rendered − measured| range over every return inside\n' +
@@ -37,7 +38,8 @@ export function register(program: Command): void {
         'Chamfer between the decoded and the input cloud, mean over frames), chamfer_near_m2 (the same inside\n' +
         '±70 m × ±70 m × ±4.5 m), codes_used and perplexity of the token grids.',
     )
-    .action(async (opts: Options) => {
+    .action(async (positional: string | undefined, o: Options) => {
+      const opts = { ...o, log: logInput(positional, o) };
       if (opts.json) setProgressSilent(true);
       let n: number | undefined;
       if (opts.frames !== undefined) {
@@ -57,7 +59,7 @@ export function register(program: Command): void {
         bar.stop();
         const f = score.figures();
         if (opts.json) {
-          process.stdout.write(JSON.stringify(f) + '\n');
+          printJson(f);
           return;
         }
         process.stdout.write(

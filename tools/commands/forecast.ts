@@ -1,9 +1,7 @@
 // `drivekit forecast --log <log> [--model <m>] [--past 3] [--horizon 3] [--stride 5] --out <file.arrow>`: the
 // world model's forecast of a log's future sweeps, one record batch per (start, target) in the start's frame.
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { InputError } from '../../core/errors.ts';
 import { REPO_ROOT } from '../../core/paths.ts';
 import { setProgressSilent } from '../../core/progress.ts';
 import { LogReader } from '../../datasets/logstore.ts';
@@ -13,6 +11,7 @@ import { Forecaster } from '../../worldmodel/forecasterModel.ts';
 import { Tokenizer } from '../../worldmodel/tokenizerModel.ts';
 import { intOption, numberOption } from '../numberOption.ts';
 import { SHIPPED_TOKENIZER } from './tokenize.ts';
+import { addForce, addLogInput, logInput, printJson, refuseExisting } from '../cliOptions.ts';
 
 /** The world model shipped with drivekit (trained on synthetic logs only; see its metadata). */
 export const SHIPPED_WORLDMODEL = path.join(REPO_ROOT, 'models', 'worldmodel.onnx');
@@ -35,12 +34,12 @@ interface Options {
 }
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('forecast')
     .description(
       "forecast a log's future sweeps with the world model, written as Arrow IPC in each start's frame",
-    )
-    .requiredOption('--log <log>', 'log directory (sweeps and ego poses)')
+    );
+  addLogInput(cmd, 'log directory (sweeps and ego poses)')
     .option('--model <file>', 'world model (.onnx)', SHIPPED_WORLDMODEL)
     .option('--tokenizer <dir>', 'tokenizer directory', SHIPPED_TOKENIZER)
     .option('--past <n>', 'observed frames (must match the model)', '3')
@@ -59,8 +58,8 @@ export function register(program: Command): void {
       'render along every n-th true ray (cheaper; eval-forecast scores the same rays)',
       '1',
     )
-    .option('--force', 'replace an existing --out')
-    .option('--json', 'print the summary as one JSON object')
+    .option('--json', 'print the summary as one JSON object (snake_case keys, docs/cli.md)');
+  addForce(cmd, 'an existing --out')
     .addHelpText(
       'after',
       '\nOne record batch per (start frame, target frame): columns x, y, z (float32) in the vehicle frame of the\n' +
@@ -68,10 +67,10 @@ export function register(program: Command): void {
         "('truth': rendered along the true future sweep's rays, in their order; 'nominal': a 64-beam pattern).\n" +
         'Starts: the first frame with --past frames behind it, then every --stride frames while the horizon fits.',
     )
-    .action(async (opts: Options) => {
+    .action(async (positional: string | undefined, o: Options) => {
+      const opts = { ...o, log: logInput(positional, o) };
       if (opts.json) setProgressSilent(true);
-      if (fs.existsSync(opts.out) && !opts.force)
-        throw new InputError(opts.out, 'exists (pass --force to replace it)');
+      refuseExisting(opts.out, opts.force);
       const past = intOption('--past', 1)(opts.past);
       const horizonS = numberOption('--horizon', { min: 0.1 })(opts.horizon);
       const stride = intOption('--stride', 1)(opts.stride);
@@ -115,11 +114,11 @@ export function register(program: Command): void {
           guidance: sampling.guidance,
           seconds: (Date.now() - started) / 1000,
         };
-        process.stdout.write(
-          opts.json
-            ? JSON.stringify(summary) + '\n'
-            : `forecast   ${opts.out}\nstarts     ${starts.join(', ')}\nsweeps     ${records.length} (K = ${sampling.steps}, guidance ${sampling.guidance}), ${summary.seconds.toFixed(0)} s\n`,
-        );
+        if (opts.json) printJson(summary);
+        else
+          process.stdout.write(
+            `forecast   ${opts.out}\nstarts     ${starts.join(', ')}\nsweeps     ${records.length} (K = ${sampling.steps}, guidance ${sampling.guidance}), ${summary.seconds.toFixed(0)} s\n`,
+          );
       } finally {
         await fc.dispose();
         await tok.dispose();

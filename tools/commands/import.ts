@@ -6,9 +6,10 @@ import { importLog, READERS } from '../../datasets/import.ts';
 import { LogReader } from '../../datasets/logstore.ts';
 import { numberOption } from '../numberOption.ts';
 import { formatLogSummary, logSummary } from '../report/logSummary.ts';
+import { addForce, printJson } from '../cliOptions.ts';
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('import')
     .description('import a dataset into a drivekit log')
     .argument('<path>', 'file or directory of the source dataset')
@@ -28,41 +29,41 @@ export function register(program: Command): void {
       'drop and count points no sensor measured (out of range, non-finite, outside a LAS header bounds) instead of refusing the file',
     )
     .option('--rate <hz>', 'sweep rate when the source does not say', numberOption('--rate', { above: 0 }))
-    .option('--force', 'replace an existing log at --out')
-    .option('--json', 'print the log summary as one JSON object')
-    .action(
-      async (
-        input: string,
-        opts: {
-          format: string;
-          out: string;
-          poses?: string;
-          posesFrame?: string;
-          keepOriginPoints?: boolean;
-          dropImplausible?: boolean;
-          rate?: number;
-          force?: boolean;
-          json?: boolean;
-        },
-      ) => {
-        if (opts.posesFrame !== undefined && opts.posesFrame !== 'camera' && opts.posesFrame !== 'vehicle')
-          throw new InputError('--poses-frame', `'${opts.posesFrame}' is not 'camera' or 'vehicle'`);
-        await importLog(input, opts.format, opts.out, {
-          posesPath: opts.poses,
-          posesFrame: opts.posesFrame,
-          keepOriginPoints: opts.keepOriginPoints,
-          dropImplausible: opts.dropImplausible,
-          rateHz: opts.rate,
-          overwrite: opts.force,
-          progress: (total) => createProgress('import', total, { silent: opts.json }),
-        });
-        const log = await LogReader.open(opts.out);
-        try {
-          const s = logSummary(log);
-          process.stdout.write(opts.json ? JSON.stringify(s) + '\n' : formatLogSummary(s) + '\n');
-        } finally {
-          await log.close();
-        }
+    .option('--json', 'print the log summary as one JSON object (snake_case keys, docs/cli.md)');
+  addForce(cmd, 'an existing log at --out').action(
+    async (
+      input: string,
+      opts: {
+        format: string;
+        out: string;
+        poses?: string;
+        posesFrame?: string;
+        keepOriginPoints?: boolean;
+        dropImplausible?: boolean;
+        rate?: number;
+        force?: boolean;
+        json?: boolean;
       },
-    );
+    ) => {
+      if (opts.posesFrame !== undefined && opts.posesFrame !== 'camera' && opts.posesFrame !== 'vehicle')
+        throw new InputError('--poses-frame', `'${opts.posesFrame}' is not 'camera' or 'vehicle'`);
+      await importLog(input, opts.format, opts.out, {
+        posesPath: opts.poses,
+        posesFrame: opts.posesFrame,
+        keepOriginPoints: opts.keepOriginPoints,
+        dropImplausible: opts.dropImplausible,
+        rateHz: opts.rate,
+        overwrite: opts.force,
+        progress: (total) => createProgress('import', total, { silent: opts.json }),
+      });
+      const log = await LogReader.open(opts.out);
+      try {
+        const s = logSummary(log);
+        if (opts.json) printJson(s);
+        else process.stdout.write(formatLogSummary(s) + '\n');
+      } finally {
+        await log.close();
+      }
+    },
+  );
 }

@@ -11,12 +11,14 @@ import { kittiDrift, relativePoseError } from '../../perception/odometry/drift.t
 import { DEFAULT_ODOMETRY_CONFIG, type OdometryConfig } from '../../perception/odometry/odometry.ts';
 import { odometryForLog } from '../../perception/odometry/odometryLog.ts';
 import { parseConfigJson, validateConfig } from '../../core/configSchema.ts';
+import { addForce, addLogInput, logInput, printJson } from '../cliOptions.ts';
 
 interface OdometryOptions {
   log: string;
   config?: string;
   deskew?: string;
   write: boolean;
+  force?: boolean;
   json?: boolean;
 }
 
@@ -30,12 +32,12 @@ export function readOdometryConfig(file: string | undefined): Partial<OdometryCo
 
 export function register(program: Command): void {
   const d = DEFAULT_ODOMETRY_CONFIG;
-  program
+  const cmd = program
     .command('odometry')
     .description(
       'estimate world_from_vehicle poses from the sweeps (scan-to-map ICP, KISS-ICP style) and write poses.arrow',
-    )
-    .requiredOption('--log <log>', 'log directory')
+    );
+  addLogInput(cmd)
     .option(
       '--config <json>',
       `odometry overrides, e.g. {"voxelM": ${d.voxelM}, "maxRangeM": ${d.maxRangeM}, "pointToPlane": ${d.pointToPlane}}`,
@@ -45,7 +47,8 @@ export function register(program: Command): void {
       `motion compensation: auto | on (t_offset) | azimuth (times from azimuth, KITTI raw) | off (default ${d.deskew})`,
     )
     .option('--no-write', 'only estimate and score; leave poses.arrow as it is')
-    .option('--json', 'print the summary as one JSON object')
+    .option('--json', 'print the summary as one JSON object (snake_case keys, docs/cli.md)');
+  addForce(cmd, 'an earlier odometry estimate in poses.arrow')
     .addHelpText(
       'after',
       "\nThe first pose is the log's own first pose (identity for a log imported without poses). When the log\n" +
@@ -53,8 +56,15 @@ export function register(program: Command): void {
         'odometry drift (translation %, rotation °/100 m over 100–800 m segments, or the whole log when shorter)\n' +
         'and the relative pose error between consecutive frames. See docs/odometry.md.',
     )
-    .action(async (opts: OdometryOptions) => {
+    .action(async (positional: string | undefined, o: OdometryOptions) => {
+      const opts = { ...o, log: logInput(positional, o) };
       const cfg = readOdometryConfig(opts.config);
+      // poses.source.arrow is there once an estimate has replaced the source's poses: a rerun replaces it.
+      if (opts.write && !opts.force && fs.existsSync(path.join(opts.log, 'poses.source.arrow')))
+        throw new InputError(
+          path.join(opts.log, 'poses.arrow'),
+          'holds an earlier odometry estimate (pass --force to replace it)',
+        );
       if (opts.deskew !== undefined) {
         if (!['auto', 'on', 'azimuth', 'off'].includes(opts.deskew))
           throw new InputError('--deskew', `'${opts.deskew}' is not auto, on, azimuth or off`);
@@ -105,9 +115,8 @@ export function register(program: Command): void {
       } finally {
         await log.close();
       }
-      process.stdout.write(
-        opts.json ? JSON.stringify(summary) + '\n' : formatOdometrySummary(summary) + '\n',
-      );
+      if (opts.json) printJson(summary);
+      else process.stdout.write(formatOdometrySummary(summary) + '\n');
     });
 }
 

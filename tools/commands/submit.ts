@@ -1,6 +1,7 @@
 // `drivekit submit --redis <url> <command> <inputs…> [command options] [--wait]`: one job per input (log,
 // scenario file) in a BullMQ flow whose parent aggregates them; with --wait, progress and a summary.
 import type { Command } from 'commander';
+import { printJson } from '../cliOptions.ts';
 import { createProgress } from '../../core/progress.ts';
 import { DEFAULT_SCALEOUT_CONFIG as DEF } from '../scaleout/config.ts';
 import { checkRedis, parseRedisUrl } from '../scaleout/connection.ts';
@@ -72,7 +73,7 @@ export function register(program: Command): void {
       } finally {
         bar.stop();
       }
-      if (opts.json) process.stdout.write(JSON.stringify(summary) + '\n');
+      if (opts.json) printJson(summary);
       else {
         process.stdout.write(
           `jobs ${summary.jobs}: ${summary.completed} completed, ${summary.failed} failed, ${summary.retried} retried in ${summary.seconds.toFixed(1)} s\n`,

@@ -13,6 +13,7 @@ import { gridGeometry } from '../../worldmodel/config.ts';
 import { codeUsage } from '../../worldmodel/quantizer.ts';
 import { sensorOrigin, sensorPoints } from '../../worldmodel/sweep.ts';
 import { Tokenizer } from '../../worldmodel/tokenizerModel.ts';
+import { addForce, addLogInput, logInput, printJson } from '../cliOptions.ts';
 
 /** The tokenizer shipped with drivekit (trained on synthetic logs only; see its metadata). */
 export const SHIPPED_TOKENIZER = path.join(REPO_ROOT, 'models', 'tokenizer');
@@ -25,22 +26,26 @@ interface Options {
 }
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('tokenize')
     .description(
       "encode every sweep of a log into the tokenizer's BEV token grid, written as <log>/tokens.arrow",
-    )
-    .requiredOption('--log <log>', 'log directory')
-    .option('--model <dir>', 'tokenizer directory (encoder.onnx + decoder.onnx)', SHIPPED_TOKENIZER)
-    .option('--force', 'replace an existing tokens.arrow')
-    .option('--json', 'print the summary as one JSON object')
+    );
+  addLogInput(cmd).option(
+    '--model <dir>',
+    'tokenizer directory (encoder.onnx + decoder.onnx)',
+    SHIPPED_TOKENIZER,
+  );
+  addForce(cmd, 'an existing tokens.arrow')
+    .option('--json', 'print the summary as one JSON object (snake_case keys, docs/cli.md)')
     .addHelpText(
       'after',
       '\ntokens.arrow: one row per frame with frame_index, pose (world_from_vehicle, row-major 4×4) and the\n' +
         'token grid (int32, row-major, rows along y and columns along x of the sensor-centred frame); its\n' +
         'schema metadata holds grid_rows, grid_cols, token_m, range_m and the model it came from.',
     )
-    .action(async (opts: Options) => {
+    .action(async (positional: string | undefined, o: Options) => {
+      const opts = { ...o, log: logInput(positional, o) };
       if (opts.json) setProgressSilent(true);
       const out = path.join(opts.log, 'tokens.arrow');
       const log = await LogReader.open(opts.log);
@@ -82,11 +87,11 @@ export function register(program: Command): void {
           codes_used: usage.used,
           ms_per_frame: (Date.now() - started) / Math.max(1, grids.length),
         };
-        process.stdout.write(
-          opts.json
-            ? JSON.stringify(summary) + '\n'
-            : `tokens     ${out}\nframes     ${summary.frames}, grid ${geo.tokensXY} × ${geo.tokensXY} of ${geo.tokenM} m\ncodes used ${summary.codes_used} of ${tok.config.quantizer.codes}\n`,
-        );
+        if (opts.json) printJson(summary);
+        else
+          process.stdout.write(
+            `tokens     ${out}\nframes     ${summary.frames}, grid ${geo.tokensXY} × ${geo.tokensXY} of ${geo.tokenM} m\ncodes used ${summary.codes_used} of ${tok.config.quantizer.codes}\n`,
+          );
       } finally {
         await log.close();
       }

@@ -1,6 +1,7 @@
 // `drivekit train-agents --mode <bc|ppo|rtr> --scenarios <…> [--longtail <kinds>] [--eval-scenarios <…>]
 // --out <dir>`: train the shared learned traffic-agent policy (RTR, Zhang et al. CoRL 2023) and export it.
 import type { Command } from 'commander';
+import { printJson } from '../cliOptions.ts';
 import { InputError } from '../../core/errors.ts';
 import { createProgress } from '../../core/progress.ts';
 import { longtailFromSpec, scenariosFromSpec } from '../../simulation/rtr/scenarioSpec.ts';
@@ -155,6 +156,6 @@ export function register(program: Command): void {
     .option('--json', 'print the summary as one JSON line')
     .action(async (opts: TrainAgentsCliOptions) => {
       const summary = await runTrainAgents(opts);
-      if (opts.json) process.stdout.write(JSON.stringify(summary) + '\n');
+      if (opts.json) printJson(summary);
     });
 }

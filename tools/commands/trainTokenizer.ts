@@ -2,6 +2,7 @@
 // tokenizer (Copilot4D VQ-VAE) on unlabelled sweeps; the best model on held-out depth error goes to <dir>/model.
 import fs from 'node:fs';
 import type { Command } from 'commander';
+import { printJson } from '../cliOptions.ts';
 import { setProgressSilent } from '../../core/progress.ts';
 import {
   DEFAULT_TOKENIZER_CONFIG,
@@ -81,7 +82,7 @@ export function register(program: Command): void {
         progress: !opts.json,
       });
       if (opts.json) {
-        process.stdout.write(JSON.stringify(res) + '\n');
+        printJson(res);
         return;
       }
       const b = res.best;

@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
+import { printJson } from '../cliOptions.ts';
 import { InputError } from '../../core/errors.ts';
 import { setProgressSilent } from '../../core/progress.ts';
 import { LogReader } from '../../datasets/logstore.ts';
@@ -137,7 +138,7 @@ export function register(program: Command): void {
         facts: { logs: opts.log, evalLogs: opts.evalLog, tokenizer: path.resolve(opts.tokenizer) },
       });
       if (opts.json) {
-        process.stdout.write(JSON.stringify(res) + '\n');
+        printJson(res);
         return;
       }
       const b = res.best;
