@@ -54,7 +54,7 @@ export function int32DataWithNulls(values: Int32Array, missing: number): Data {
 }
 
 /** A FixedSizeList column of `size` values per row over a flat typed array (no copy). */
-export function fixedListData(values: Float64Array | Int32Array, size: number): Data {
+export function fixedListData(values: Float64Array | Float32Array | Int32Array, size: number): Data {
   if (values.length % size !== 0)
     throw new Error(`fixed list: ${values.length} values is not a multiple of ${size}`);
   const child = numericData(values);
@@ -110,7 +110,10 @@ export function readNumeric<T extends Numeric>(batch: RecordBatch, name: string)
 }
 
 /** A FixedSizeList<number> column's values flattened (no copy). */
-export function readFixedList<T extends Float64Array | Int32Array>(batch: RecordBatch, name: string): T {
+export function readFixedList<T extends Float64Array | Float32Array | Int32Array>(
+  batch: RecordBatch,
+  name: string,
+): T {
   const d = columnData(batch, name);
   const size = (d.type as FixedSizeList).listSize;
   const child = d.children[0];

@@ -112,6 +112,16 @@ export const COLUMN_UNITS: Record<RecordKind, Record<string, string>> = {
     timestamp_ns: 'ns (drivekit.time)',
     pose: 'world_from_vehicle (drivekit.pose_layout)',
   },
+  agentObservations: {
+    agent_id: 'id',
+    obs: 'observation row in the agent frame (simulation/observation.ts layout)',
+  },
+  agentActions: {
+    agent_id: 'id',
+    action: 'action bin index',
+    accel: 'm/s²',
+    curvature: '1/m (positive turns left)',
+  },
 };
 
 /** The convention metadata of a record kind (merged into its schema by `schemaFor`). */

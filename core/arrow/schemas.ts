@@ -24,6 +24,8 @@ export const SCHEMA_VERSIONS = {
   agentStates: 'agent_states/1',
   tokens: 'tokens/1',
   poses: 'poses/1',
+  agentObservations: 'agent_observations/1',
+  agentActions: 'agent_actions/1',
 } as const;
 
 export type RecordKind = keyof typeof SCHEMA_VERSIONS;
@@ -36,6 +38,8 @@ export const READABLE_VERSIONS: Record<RecordKind, readonly string[]> = {
   agentStates: [SCHEMA_VERSIONS.agentStates],
   tokens: [SCHEMA_VERSIONS.tokens],
   poses: [SCHEMA_VERSIONS.poses],
+  agentObservations: [SCHEMA_VERSIONS.agentObservations],
+  agentActions: [SCHEMA_VERSIONS.agentActions],
 };
 
 const f = (name: string, type: DataType) => new Field(name, type, false);
@@ -91,6 +95,17 @@ export const FIELDS: Record<RecordKind, Field[]> = {
     f('tokens', new FixedSizeList(1, new Field('item', new Int32(), false))),
   ],
   poses: [f('frame_index', new Int32()), f('timestamp_ns', new Int64()), f('pose', poseType())],
+  // Learned traffic agents as a stream stage: one row per agent; the row's length is in the metadata.
+  agentObservations: [
+    f('agent_id', new Int32()),
+    f('obs', new FixedSizeList(1, new Field('item', new Float32(), false))),
+  ],
+  agentActions: [
+    f('agent_id', new Int32()),
+    f('action', new Int32()),
+    f('accel', new Float32()),
+    f('curvature', new Float32()),
+  ],
 };
 
 /**
@@ -118,6 +133,11 @@ export function schemaFor(kind: RecordKind, metadata: Record<string, string> = {
       fields[1],
       f('tokens', new FixedSizeList(cells, new Field('item', new Int32(), false))),
     ];
+  }
+  if (kind === 'agentObservations' && metadata.obs_size !== undefined) {
+    const size = Number(metadata.obs_size);
+    if (!(Number.isInteger(size) && size > 0)) throw new Error('agent observations schema: bad obs_size');
+    fields = [fields[0], f('obs', new FixedSizeList(size, new Field('item', new Float32(), false)))];
   }
   return new Schema(fields, meta);
 }
