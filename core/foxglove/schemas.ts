@@ -177,8 +177,8 @@ export function encodeFoxglove(schema: FoxgloveSchema, message: Record<string, u
   return t.encode(t.fromObject(message)).finish();
 }
 
-/** Decode a message of `schema` back to a plain object (longs as numbers, enums as numbers, bytes as Uint8Array). */
+/** Decode a message of `schema` back to a plain object (longs and enums as numbers, absent fields as their defaults). */
 export function decodeFoxglove(schema: FoxgloveSchema, bytes: Uint8Array): Record<string, unknown> {
   const t = foxgloveType(schema);
-  return t.toObject(t.decode(bytes), { longs: Number, defaults: false }) as Record<string, unknown>;
+  return t.toObject(t.decode(bytes), { longs: Number, defaults: true }) as Record<string, unknown>;
 }

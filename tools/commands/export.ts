@@ -1,17 +1,19 @@
-// `drivekit export --rollouts <dir> --format <arrow|parquet|json|womd|wosac> [--lidar]`: simulated scenarios
-// (map + every agent's trajectory from a `drivekit sim` run), optionally with rendered LiDAR logs, or the
-// rollouts as a Waymo Sim Agents challenge submission file.
+// `drivekit export --rollouts <dir> --format <arrow|parquet|json|womd|wosac|mcap> [--lidar]`: simulated
+// scenarios (map + every agent's trajectory from a `drivekit sim` run), optionally with rendered LiDAR logs, or
+// the rollouts as a Waymo Sim Agents challenge submission file; `--log <dir>` as Parquet or Foxglove MCAP.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { agentStatesToBatch } from '../../core/arrow/codec.ts';
 import { readArrowFile, writeArrowFile } from '../../core/arrow/ipc.ts';
 import { InputError } from '../../core/errors.ts';
+import { exportLogMcap } from '../../datasets/logMcap.ts';
 import { exportLogParquet, type LogParquetResult } from '../../datasets/logParquet.ts';
 import { LogReader } from '../../datasets/logstore.ts';
 import { writeWomdFile } from '../../datasets/womd.ts';
 import { createProgress } from '../../core/progress.ts';
 import { exportLidarLog } from '../../simulation/export/lidarExport.ts';
+import { exportScenarioMcap } from '../../simulation/export/mcapExport.ts';
 import { exportParquet } from '../../simulation/export/parquetExport.ts';
 import { LIDAR_MODELS, type LidarModel } from '../../simulation/lidar/beams.ts';
 import { readRolloutGroups, readRolloutSet, SIM_FILES } from '../../simulation/export/rolloutSet.ts';
@@ -24,7 +26,7 @@ import { intOption } from '../numberOption.ts';
 import { makeDirs } from '../../core/dirs.ts';
 import { addForce, addThreads, printJson, refuseExisting, threadsInput } from '../cliOptions.ts';
 
-export const EXPORT_FORMATS = ['arrow', 'parquet', 'json', 'womd', 'wosac'] as const;
+export const EXPORT_FORMATS = ['arrow', 'parquet', 'json', 'womd', 'wosac', 'mcap'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 export interface ExportOptions {
@@ -49,7 +51,8 @@ export interface ExportOptions {
 
 /** What an export writes (the directory, or wosac's file), from the options and their defaults. */
 export function exportTarget(opts: ExportOptions): string {
-  if (opts.log !== undefined) return opts.out ?? `${path.resolve(opts.log)}-parquet`;
+  if (opts.log !== undefined)
+    return opts.out ?? `${path.resolve(opts.log)}${opts.format === 'mcap' ? '.mcap' : '-parquet'}`;
   const rollouts = opts.rollouts ?? '.';
   if (opts.format !== 'wosac') return opts.out ?? path.join(rollouts, `export-${opts.format}`);
   const name = 'submission.binproto';
@@ -95,6 +98,16 @@ export async function runExport(
     });
   } else if (format === 'parquet') {
     files.push(...exportParquet(scenarios, out));
+  } else if (format === 'mcap') {
+    // One file per scenario and rollout: Foxglove plays one timeline per file.
+    const bar = createProgress('mcap', scenarios.length, { silent: opts.json });
+    for (const [i, s] of scenarios.entries()) {
+      const file = path.join(out, `${fileStem(s, i)}.mcap`);
+      await exportScenarioMcap(s, file);
+      files.push(file);
+      bar.tick();
+    }
+    bar.stop();
   } else if (format === 'json') {
     scenarios.forEach((s, i) => {
       const file = path.join(out, `${fileStem(s, i)}.json`);
@@ -113,14 +126,15 @@ export async function runExport(
     const bar = createProgress('lidar', scenarios.length, { silent: opts.json });
     for (const [i, s] of scenarios.entries()) {
       const dir = path.join(out, 'lidar', fileStem(s, i));
-      // --lidar follows --format: Parquet tables of the rendered log, else the log itself (Arrow).
-      const logDir = format === 'parquet' ? path.join(out, 'lidar', `.${fileStem(s, i)}.log-tmp`) : dir;
+      // --lidar follows --format: Parquet tables or an MCAP file of the rendered log, else the log itself (Arrow).
+      const converted = format === 'parquet' || format === 'mcap';
+      const logDir = converted ? path.join(out, 'lidar', `.${fileStem(s, i)}.log-tmp`) : dir;
+      const target = format === 'mcap' ? `${dir}.mcap` : dir;
       await exportLidarLog(s, logDir, { model, frames: opts.lidarFrames, workers: threadsInput(opts) });
-      if (format === 'parquet') {
-        await exportLogParquet(logDir, dir);
-        fs.rmSync(logDir, { recursive: true, force: true });
-      }
-      files.push(dir);
+      if (format === 'parquet') await exportLogParquet(logDir, dir);
+      if (format === 'mcap') await exportLogMcap(logDir, target);
+      if (converted) fs.rmSync(logDir, { recursive: true, force: true });
+      files.push(target);
       bar.tick();
     }
     bar.stop();
@@ -128,19 +142,40 @@ export async function runExport(
   return { format, scenarios: scenarios.length, files };
 }
 
-/** A drivekit log as Parquet tables (points, poses, labels, detections, tracks) in --out (default <log>-parquet). */
+/**
+ * A drivekit log as Parquet tables (points, poses, labels, detections, tracks) in --out (default
+ * <log>-parquet), or as one Foxglove MCAP file (--out, default <log>.mcap).
+ */
 async function exportLog(
   log: string,
   format: ExportFormat,
   opts: ExportOptions,
-): Promise<{ format: ExportFormat; scenarios: number; files: string[]; rows: LogParquetResult['rows'] }> {
-  if (format !== 'parquet')
-    throw new InputError('--format', `a log exports as parquet only (it is Arrow already), not '${format}'`);
+): Promise<{
+  format: ExportFormat;
+  scenarios: number;
+  files: string[];
+  rows: LogParquetResult['rows'];
+  /** mcap: messages per topic and the file's size. */
+  messages?: Record<string, number>;
+  bytes?: number;
+}> {
+  if (format !== 'parquet' && format !== 'mcap')
+    throw new InputError(
+      '--format',
+      `a log exports as parquet or mcap only (it is Arrow already), not '${format}'`,
+    );
   if (opts.lidar) throw new InputError('--lidar', 'applies to --rollouts, not --log');
   const reader = await LogReader.open(log);
   const frames = reader.frameCount;
   await reader.close();
   const out = exportTarget(opts);
+  if (format === 'mcap') {
+    makeDirs(path.dirname(path.resolve(out)));
+    const bar = createProgress('mcap', frames, { silent: opts.json });
+    const r = await exportLogMcap(log, out, () => bar.tick());
+    bar.stop();
+    return { format, scenarios: 0, files: [out], rows: {}, messages: r.topics, bytes: r.bytes };
+  }
   const bar = createProgress('parquet', frames, { silent: opts.json });
   const r = await exportLogParquet(log, out, () => bar.tick());
   bar.stop();
@@ -177,12 +212,12 @@ export function register(program: Command): void {
   const cmd = program
     .command('export')
     .description(
-      'export simulated scenarios (trajectories + map) as Arrow, Parquet, JSON or WOMD TFRecord, or a Sim Agents submission; or a log as Parquet',
+      'export simulated scenarios (trajectories + map) as Arrow, Parquet, JSON, WOMD TFRecord or Foxglove MCAP, or a Sim Agents submission; or a log as Parquet or MCAP',
     )
     .option('--rollouts <dir>', 'output directory of `drivekit sim`')
     .option(
       '--log <dir>',
-      'a drivekit log to export as Parquet (points, poses, labels, detections, tracks; default --out <log>-parquet)',
+      'a drivekit log to export as Parquet (points, poses, labels, detections, tracks; default --out <log>-parquet) or Foxglove MCAP (default --out <log>.mcap)',
     )
     .requiredOption('--format <format>', EXPORT_FORMATS.join(' | '))
     .option(
@@ -193,7 +228,7 @@ export function register(program: Command): void {
     .option('--method-name <name>', 'wosac: the method name on the leaderboard (default drivekit-<agents>)')
     .option(
       '--lidar',
-      "also render the ego's LiDAR over each rollout into a log (frames, poses, box labels); with --format parquet, the log's Parquet tables",
+      "also render the ego's LiDAR over each rollout into a log (frames, poses, box labels); with --format parquet or mcap, the log's Parquet tables or MCAP file",
     )
     .option('--lidar-model <model>', LIDAR_MODELS.join(' | '), 'hdl64')
     .option(
