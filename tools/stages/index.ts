@@ -56,6 +56,11 @@ export const STAGES: StageSpec[] = [
     load: () => import('./forecast.ts'),
   },
   {
+    name: 'agents',
+    summary: 'AgentObservations in, AgentActions of a learned agent policy (ONNX) out',
+    load: () => import('./agents.ts'),
+  },
+  {
     name: 'keygen',
     summary: 'write a CURVE key pair for encrypted endpoints',
     load: () => import('./keygen.ts'),
