@@ -1,0 +1,188 @@
+// The learned-agents evaluation table (RTR, Zhang et al. CoRL 2023): replay, constant velocity, IDM and
+// the learned policies (BC, PPO, RTR, EMA-PG) on held-back nominal and long-tail scenarios — infraction
+// rates, progress, ADE/FDE and the official WOSAC 2025 meta-metric over N seeded stochastic rollouts.
+// Run: npm run agents-table -- [--rollouts N] [--metric-rollouts M] [--towns K] [--longtail-count C]
+// [--agent LABEL=model.onnx …] [--json file]
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { writeFileAtomicSync } from '../../core/atomic.ts';
+import { InputError } from '../../core/errors.ts';
+import { createProgress } from '../../core/progress.ts';
+import { agentByName } from '../../simulation/agents/registry.ts';
+import { generateLongtail, LONGTAIL_KINDS } from '../../simulation/longtail/generate.ts';
+import { meanMetrics } from '../../simulation/metrics/scenarioMetrics.ts';
+import { meanWosacScores, scoreScenarioRollouts } from '../../simulation/metrics/wosac/score.ts';
+import { rolloutScenarios } from '../../simulation/rollout.ts';
+import type { Scenario } from '../../simulation/scenario.ts';
+import { type ResultSet, resultSets } from './wosacResults.ts';
+
+/** Long-tail seed of the table: training draws its long-tail scenarios from seed 1 (train-agents --seed). */
+export const HELD_OUT_LONGTAIL_SEED = 1001;
+
+/** Rows of the table: label → agent name of the registry or a model file (missing files are skipped). */
+export const TABLE_AGENTS: Record<string, string> = {
+  replay: 'replay',
+  'constant velocity': 'cv',
+  IDM: 'idm',
+  BC: 'models/agent.onnx',
+  PPO: 'models/agent-ppo.onnx',
+  RTR: 'models/agent-rtr.onnx',
+  'EMA-PG': 'models/agent-emapg.onnx',
+};
+
+export interface AgentsTableRow {
+  agent: string;
+  collision_rate: number;
+  offroad_rate: number;
+  red_light_rate: number;
+  progress: number;
+  ade_m: number;
+  fde_m: number;
+  realism_meta: number;
+}
+
+export interface AgentsTableSet {
+  name: string;
+  scenarios: number;
+  nominal: boolean;
+  rows: AgentsTableRow[];
+}
+
+export interface AgentsTableOptions {
+  /** Seeded rollouts per scenario: the WOSAC meta-metric uses all of them. */
+  rollouts: number;
+  /** The rates, progress and ADE/FDE are means over the first this many (~80 ms of metrics each). */
+  metricRollouts: number;
+  towns: number;
+  longtailCount: number;
+  seed: number;
+  agents: Record<string, string>;
+  onSet?: (set: AgentsTableSet, seconds: number) => void;
+}
+
+export const DEFAULT_AGENTS_TABLE: AgentsTableOptions = {
+  rollouts: 32,
+  metricRollouts: 8,
+  towns: 3,
+  longtailCount: 2,
+  seed: 0,
+  agents: TABLE_AGENTS,
+};
+
+/** Held-back long-tail scenarios: `count` of every kind from the held-out seed (their own controlled agents). */
+export function longtailSet(count: number, seed = HELD_OUT_LONGTAIL_SEED): ResultSet {
+  const scenarios: Scenario[] = [];
+  for (const kind of Object.keys(LONGTAIL_KINDS))
+    for (const l of generateLongtail(kind, count, seed)) scenarios.push(l.scenario);
+  return { name: `long-tail (${count} per kind, held-back seed ${seed})`, scenarios };
+}
+
+/** One agent on one set: N seeded rollouts (replay: the log, replicated), metrics and WOSAC over them. */
+export function agentRow(
+  label: string,
+  agent: string,
+  set: ResultSet,
+  N: number,
+  seed: number,
+  metricRollouts = N,
+): AgentsTableRow {
+  const make = agentByName(agent);
+  if (!make) throw new InputError(agent, 'unknown agent');
+  const stochastic = agent !== 'replay';
+  const res = rolloutScenarios(set.scenarios, () => (stochastic ? make({ seed }) : make()), {
+    rollouts: N,
+    replicate: !stochastic,
+    metricRollouts,
+  });
+  const m = meanMetrics(res.map((r) => r.metrics));
+  const w = meanWosacScores(res.map((r) => scoreScenarioRollouts(r.scenario, r.samples)));
+  return {
+    agent: label,
+    collision_rate: m.collision_rate,
+    offroad_rate: m.offroad_rate,
+    red_light_rate: m.red_light_rate,
+    progress: m.progress,
+    ade_m: m.ade_m,
+    fde_m: m.fde_m,
+    realism_meta: w.metaMetric,
+  };
+}
+
+/** The whole table: the nominal sets of wosacResults (WOMD, AV2, held-back towns) and the long-tail set. */
+export function agentsTable(over: Partial<AgentsTableOptions> = {}): AgentsTableSet[] {
+  const o = { ...DEFAULT_AGENTS_TABLE, ...over };
+  const agents = Object.entries(o.agents).filter(([, a]) => !a.endsWith('.onnx') || fs.existsSync(a));
+  const sets: { set: ResultSet; nominal: boolean }[] = [
+    ...resultSets(o.towns).map((set) => ({ set, nominal: true })),
+    ...(o.longtailCount > 0 ? [{ set: longtailSet(o.longtailCount), nominal: false }] : []),
+  ];
+  const bar = createProgress('agents table', sets.length * agents.length);
+  const out: AgentsTableSet[] = [];
+  for (const { set, nominal } of sets) {
+    const t0 = performance.now();
+    const rows = agents.map(([label, agent]) => {
+      const r = agentRow(label, agent, set, o.rollouts, o.seed, o.metricRollouts);
+      bar.tick(1, `${label} on ${set.name}`);
+      return r;
+    });
+    const s = { name: set.name, scenarios: set.scenarios.length, nominal, rows };
+    o.onSet?.(s, (performance.now() - t0) / 1000);
+    out.push(s);
+  }
+  bar.stop();
+  return out;
+}
+
+/** Markdown: rates in percent, ADE/FDE only on nominal sets (the long-tail logs are oracle plans). */
+export function markdownAgentsTable(set: AgentsTableSet): string {
+  const pct = (v: number) => (Number.isFinite(v) ? `${(100 * v).toFixed(1)} %` : 'n/a');
+  const f = (v: number, d: number) => (Number.isFinite(v) ? v.toFixed(d) : 'n/a');
+  const head =
+    '| agent | collision | off-road | red light | progress | ADE (m) | FDE (m) | WOSAC meta |\n' +
+    '|---|---:|---:|---:|---:|---:|---:|---:|';
+  const rows = set.rows.map(
+    (r) =>
+      `| ${r.agent} | ${pct(r.collision_rate)} | ${pct(r.offroad_rate)} | ${pct(r.red_light_rate)} | ${f(r.progress, 2)} | ${set.nominal ? f(r.ade_m, 2) : '–'} | ${set.nominal ? f(r.fde_m, 2) : '–'} | ${f(r.realism_meta, 3)} |`,
+  );
+  return [head, ...rows].join('\n');
+}
+
+function argValue(name: string, fallback: number): number {
+  const i = process.argv.indexOf(name);
+  if (i < 0) return fallback;
+  const v = Number(process.argv[i + 1]);
+  if (!Number.isInteger(v) || v < 0)
+    throw new InputError(name, `'${process.argv[i + 1]}' is not a whole number`);
+  return v;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const rollouts = Math.max(1, argValue('--rollouts', DEFAULT_AGENTS_TABLE.rollouts));
+  const j = process.argv.indexOf('--json');
+  const json = j > 0 ? process.argv[j + 1] : undefined;
+  // --agent LABEL=PATH (repeatable) adds or replaces a row, e.g. a candidate model of a training run.
+  const agents = { ...TABLE_AGENTS };
+  process.argv.forEach((a, i) => {
+    if (a !== '--agent') return;
+    const [label, file] = (process.argv[i + 1] ?? '').split('=');
+    if (!label || !file) throw new InputError('--agent', `'${process.argv[i + 1]}' is not LABEL=PATH`);
+    agents[label] = file;
+  });
+  const metricRollouts = Math.min(
+    rollouts,
+    argValue('--metric-rollouts', DEFAULT_AGENTS_TABLE.metricRollouts),
+  );
+  const sets = agentsTable({
+    rollouts,
+    agents,
+    metricRollouts,
+    towns: argValue('--towns', DEFAULT_AGENTS_TABLE.towns),
+    longtailCount: argValue('--longtail-count', DEFAULT_AGENTS_TABLE.longtailCount),
+    onSet: (s, sec) =>
+      process.stdout.write(
+        `${s.name}: ${s.scenarios} scenario(s), N = ${rollouts} seeded rollouts (rates over the first ${metricRollouts}), seed 0 (${sec.toFixed(0)} s)\n\n${markdownAgentsTable(s)}\n\n`,
+      ),
+  });
+  if (json) writeFileAtomicSync(json, JSON.stringify({ rollouts, sets }, null, 1) + '\n');
+}
