@@ -1,6 +1,6 @@
 // Demo step: closed-loop simulation — replay, constant-velocity and IDM agents on the real Waymo
 // scenario, a synthetic town and the AV2 log's tracks (metric tables and the Sim Agents realism table),
-// the long-tail set with the collision rate of each agent per kind, and exports (Parquet, WOMD, WOSAC).
+// the long-tail set with the collision rate of each agent per kind, the learned agents' table, and exports.
 import fs from 'node:fs';
 import path from 'node:path';
 import { realData } from '../../core/paths.ts';
@@ -17,6 +17,7 @@ import { runSim } from '../commands/sim.ts';
 import { markdownMetricTable } from '../report/simMetrics.ts';
 import { resultRows, resultSets } from '../report/wosacResults.ts';
 import { markdownWosacTable } from '../report/wosacTable.ts';
+import { agentsTable, markdownAgentsTable } from '../report/agentsTable.ts';
 import { LONGTAIL_KINDS } from '../../simulation/longtail/generate.ts';
 import type { DemoStep } from './context.ts';
 import { makeDirs } from '../../core/dirs.ts';
@@ -46,7 +47,7 @@ export const simulate: DemoStep = {
     const out = path.join(ctx.outDir, 'simulation');
     makeDirs(out);
     const sections: string[] = [];
-    const bar = createProgress('simulate', 5);
+    const bar = createProgress('simulate', 6);
     // 1. The real Waymo Open Motion scenario.
     const womdFile = realData('womd', 'motion_data_one_scenario.tfrecord');
     if (fs.existsSync(womdFile)) {
@@ -121,6 +122,22 @@ export const simulate: DemoStep = {
       ctx.figures[`longtail ${r.kind} idm collision`] = +r.collision_rate.idm.toFixed(2);
     sections.push(
       `Long-tail scenarios (${count} per kind, seed 1; every one solvable by the full-knowledge oracle — replay drives the oracle's plan):\n\n\`\`\`\n${formatLongtailTable(reports)}\n\`\`\``,
+    );
+    bar.tick();
+    // 6. The learned agents (BC, PPO, RTR, EMA-PG) beside the built-in ones, reduced (N = 4, one town,
+    // one long-tail scenario per kind); the full table (N = 32, three towns) is npm run agents-table.
+    const learned = agentsTable({
+      rollouts: ctx.quick ? 2 : 4,
+      metricRollouts: 2,
+      towns: ctx.quick ? 0 : 1,
+      longtailCount: ctx.quick ? 0 : 1,
+    });
+    for (const s of learned) {
+      const rtr = s.rows.find((r) => r.agent === 'RTR');
+      if (rtr) ctx.figures[`agents rtr collision ${s.name.split(' ')[0]}`] = +rtr.collision_rate.toFixed(3);
+    }
+    sections.push(
+      `Learned traffic agents (docs/agents.md; reduced: N = ${ctx.quick ? 2 : 4} seeded rollouts, rates over 2; the full table is npm run agents-table):\n\n${learned.map((s) => `${s.name}: ${s.scenarios} scenario(s)\n\n${markdownAgentsTable(s)}`).join('\n\n')}`,
     );
     bar.tick();
     bar.stop();
