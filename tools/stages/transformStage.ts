@@ -20,6 +20,7 @@ export interface TransformCliOptions extends StreamCliOptions {
   inTopic: string[];
   eosCount: number;
   subscribers: number;
+  delayMs: number;
 }
 
 export interface TransformStageDefinition<O> {
@@ -58,10 +59,23 @@ export function transformStage<O = object>(def: TransformStageDefinition<O>): (s
         intOption(1),
         1,
       )
-      .option('--subscribers <n>', 'PUB output: subscribers to wait for before sending', intOption(0), 0);
+      .option('--subscribers <n>', 'PUB output: subscribers to wait for before sending', intOption(0), 0)
+      .option(
+        '--delay-ms <ms>',
+        'wait this long per batch: a slow stage (back-pressure tests)',
+        intOption(0),
+        0,
+      );
     if (def.options) cmd = def.options(cmd);
     addStreamOptions(cmd).action(async (opts: O & TransformCliOptions) => {
-      const transform = await def.create(opts);
+      const work = await def.create(opts);
+      const transform: Transform =
+        opts.delayMs > 0
+          ? async (batch, ctx) => {
+              await new Promise((r) => setTimeout(r, opts.delayMs));
+              return work(batch, ctx);
+            }
+          : work;
       const result = await runCliStage(
         {
           name: def.name,
