@@ -27,7 +27,7 @@ export function register(program: Command): void {
     .argument('<command>', 'the drivekit command each job runs')
     .argument(
       '[inputs-and-options...]',
-      "inputs (one job each) and the command's options, e.g. logs/* --range 30",
+      "inputs (one job each) and the command's options, e.g. logs/* --cluster-range 30",
     )
     .requiredOption(
       '--redis <url>',

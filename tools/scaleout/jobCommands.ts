@@ -42,14 +42,14 @@ const ONNX = { '--model': 'path', '--threads': 'int', '--device': 'word' } as co
 export const JOB_COMMANDS: Record<string, JobCommand> = {
   discover: {
     inputFlag: '--log',
-    options: { '--range': 'number', '--min-track': 'int', '--config': 'path' },
+    options: { '--cluster-range': 'number', '--min-track': 'int', '--config': 'path' },
     reads: LOG_SOURCE,
     writes: () => ['detections.arrow', 'tracks.arrow'],
     aggregate: 'totals',
   },
   detect: {
     inputFlag: '--log',
-    options: { ...ONNX, '--range': 'number', '--score': 'number', '--nms': 'number' },
+    options: { ...ONNX, '--grid-range': 'number', '--score': 'number', '--nms': 'number' },
     reads: LOG_SOURCE,
     writes: () => ['detector.arrow'],
     aggregate: 'totals',
@@ -89,7 +89,7 @@ export const JOB_COMMANDS: Record<string, JobCommand> = {
     },
     required: ['--agents', '--out'],
     reads: 'input',
-    writes: () => ['rollouts.arrow', 'metrics.json', 'metrics.csv'],
+    writes: () => ['rollouts.arrow', 'metrics.json', 'metrics.csv', 'metrics_summary.csv'],
     aggregate: 'metrics-table',
   },
   export: {
@@ -99,7 +99,7 @@ export const JOB_COMMANDS: Record<string, JobCommand> = {
       '--lidar': 'flag',
       '--lidar-model': 'word',
       '--lidar-frames': 'int',
-      '--workers': 'int',
+      '--threads': 'int',
     },
     required: ['--format'],
     reads: ['rollouts.arrow', 'scenarios', 'metrics.json'],

@@ -20,10 +20,14 @@ describe('scale-out payloads', () => {
   it('builds the argv from the table and rejects unknown commands, options and values', () => {
     const root = tmp();
     const log = path.join(root, 'a');
-    const { inputs, options } = parseJobArgs('discover', ['a', '--range', '30', '--min-track=5'], root);
+    const { inputs, options } = parseJobArgs(
+      'discover',
+      ['a', '--cluster-range', '30', '--min-track=5'],
+      root,
+    );
     expect(inputs).toEqual([log]);
     const job = validatePayload({ v: 1, command: 'discover', input: log, options }, [root]);
-    expect(job.argv).toEqual(['--log', log, '--range', '30', '--min-track', '5']);
+    expect(job.argv).toEqual(['--log', log, '--cluster-range', '30', '--min-track', '5']);
     expect(job.outDir).toBe(log);
     const e = validatePayload({ v: 1, command: 'eval', input: log, options: {} }, [root]);
     expect(e.argv).toEqual(['--pred', log, '--gt', log]);
@@ -39,10 +43,11 @@ describe('scale-out payloads', () => {
       validatePayload({ v: 1, command: 'discover', input: log, options: { '--exec': 'x' } }, [root]),
     ).toThrow(/--exec: not an option/);
     expect(() =>
-      validatePayload({ v: 1, command: 'discover', input: log, options: { '--range': '1; rm -rf /' } }, [
-        root,
-      ]),
-    ).toThrow(/--range: must be a number/);
+      validatePayload(
+        { v: 1, command: 'discover', input: log, options: { '--cluster-range': '1; rm -rf /' } },
+        [root],
+      ),
+    ).toThrow(/--cluster-range: must be a number/);
     expect(() =>
       validatePayload({ v: 1, command: 'sim', input: log, options: { '--agents': '$(id)', '--out': root } }, [
         root,
@@ -51,7 +56,7 @@ describe('scale-out payloads', () => {
     expect(() => parseJobArgs('sim', ['s.json', '--agents', 'idm'], root)).toThrow(
       /--out: required by 'sim'/,
     );
-    expect(() => parseJobArgs('discover', ['--range', '3'], root)).toThrow(/no inputs/);
+    expect(() => parseJobArgs('discover', ['--cluster-range', '3'], root)).toThrow(/no inputs/);
   });
 
   it('rejects paths outside the roots, also through .. and symlinks', () => {
