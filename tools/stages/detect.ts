@@ -4,12 +4,16 @@ import fs from 'node:fs';
 import { batchToSensorFrame, boxesToBatch, sensorFrameMetadata } from '../../core/arrow/codec.ts';
 import { InputError } from '../../core/errors.ts';
 import { Detector } from '../../perception/detector/model.ts';
+import { Option } from 'commander';
 import { SHIPPED_MODEL } from '../commands/detect.ts';
+import { renamedInput } from '../cliOptions.ts';
 import { intOption, numberOption } from './streamOptions.ts';
 import { transformStage } from './transformStage.ts';
 
 interface DetectStageOptions {
   model: string;
+  gridRange?: number;
+  /** Old name of --grid-range (one version). */
   range?: number;
   score?: number;
   threads?: number;
@@ -23,13 +27,18 @@ export const register = transformStage<DetectStageOptions>({
   options: (cmd) =>
     cmd
       .option('--model <onnx>', 'detector model (default: the shipped models/detector.onnx)', SHIPPED_MODEL)
-      .option('--range <m>', "half side of the grid around the ego (default: the model's)", numberOption(0.1))
+      .option(
+        '--grid-range <m>',
+        "half side of the grid around the ego, m (default: the model's)",
+        numberOption(0.1),
+      )
+      .addOption(new Option('--range <m>', 'deprecated').argParser(numberOption(0.1)).hideHelp())
       .option('--score <p>', "drop boxes scored below this (default: the model's)", numberOption(0))
       .option('--threads <n>', 'onnxruntime threads (default: all cores)', intOption(1)),
   create: async (opts) => {
     if (!fs.existsSync(opts.model)) throw new InputError(opts.model, 'no such model file');
     const detector = await Detector.load(opts.model, {
-      rangeM: opts.range,
+      rangeM: renamedInput(opts.gridRange, opts.range, '--range', '--grid-range'),
       threads: opts.threads,
       decode: opts.score !== undefined ? { scoreThreshold: opts.score } : {},
     });

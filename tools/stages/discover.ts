@@ -7,11 +7,15 @@ import {
   discoverSweep,
   resolveDiscoverConfig,
 } from '../../perception/discover.ts';
+import { Option } from 'commander';
 import { readPipelineConfig } from '../commands/discover.ts';
+import { renamedInput } from '../cliOptions.ts';
 import { numberOption } from './streamOptions.ts';
 import { transformStage } from './transformStage.ts';
 
 interface DiscoverStageOptions {
+  clusterRange?: number;
+  /** Old name of --cluster-range (one version). */
   range?: number;
   config?: string;
 }
@@ -24,11 +28,13 @@ export const register = transformStage<DiscoverStageOptions>({
   defaultTopic: 'boxes',
   options: (cmd) =>
     cmd
-      .option('--range <m>', 'clustering radius around the ego (default 40)', numberOption(0.1))
+      .option('--cluster-range <m>', 'clustering radius around the ego, m (default 40)', numberOption(0.1))
+      .addOption(new Option('--range <m>', 'deprecated').argParser(numberOption(0.1)).hideHelp())
       .option('--config <json>', 'config overrides: {ground, cluster, boxfit}'),
   create: (opts) => {
     const input = readPipelineConfig(opts.config, DEFAULT_DISCOVER_CONFIG, DISCOVER_CONFIG_RANGES);
-    if (opts.range !== undefined) input.cluster = { ...input.cluster, rangeM: opts.range };
+    const rangeM = renamedInput(opts.clusterRange, opts.range, '--range', '--cluster-range');
+    if (rangeM !== undefined) input.cluster = { ...input.cluster, rangeM };
     const cfg = resolveDiscoverConfig(input);
     return (batch) => {
       // A batch without frame metadata throws a SchemaError: the runner counts it as wrong-schema.
