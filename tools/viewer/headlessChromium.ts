@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
 export const CHROMIUM = '/usr/bin/chromium';
 
@@ -42,4 +42,21 @@ export async function launchChromium(
       fs.rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+// Page-side checks as expression strings: the tools compile without the DOM library.
+
+/** Wait until the viewer page has loaded its source and drawn its first frame. */
+export async function waitForViewerReady(page: Page, timeoutMs = 20_000): Promise<void> {
+  await page.waitForFunction("document.body.dataset.ready === '1'", null, { timeout: timeoutMs });
+}
+
+/** Wait until the viewer page shows frame `i`. */
+export async function waitForViewerFrame(page: Page, i: number, timeoutMs = 10_000): Promise<void> {
+  await page.waitForFunction(`document.body.dataset.frame === '${i}'`, null, { timeout: timeoutMs });
+}
+
+/** The frame the viewer page shows (its `data-frame`), or null before the first one. */
+export async function viewerFrame(page: Page): Promise<string | null> {
+  return page.evaluate('document.body.dataset.frame ?? null');
 }

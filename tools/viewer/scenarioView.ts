@@ -16,9 +16,26 @@ import {
   type ViewerSource,
 } from './viewerSource.ts';
 
+/**
+ * The map's ground height: the median of the agents' box bottoms at the current step (maps are 2-D, while
+ * WOMD agents carry real elevations, e.g. −185 m), 0 when no agent is valid then.
+ */
+export function groundZ(s: Scenario): number {
+  const a = s.agents;
+  const T = s.numSteps;
+  const zs: number[] = [];
+  for (let i = 0; i < a.ids.length; i++) {
+    const j = i * T + s.currentStep;
+    if (a.valid[j] && Number.isFinite(a.z[j])) zs.push(a.z[j] - a.height[i] / 2);
+  }
+  zs.sort((x, y) => x - y);
+  return zs.length ? zs[zs.length >> 1] : 0;
+}
+
 export function mapJson(s: Scenario): MapJson {
   const lines = (fs: { xy: Float32Array }[]) => fs.map((f) => Array.from(f.xy));
   return {
+    ground_z: groundZ(s),
     lanes: lines(s.map.lanes),
     road_edges: lines(s.map.roadEdges),
     crosswalks: lines(s.map.crosswalks),
@@ -49,20 +66,25 @@ export function agentRows(tracks: AgentTracks, numSteps: number, step: number): 
 }
 
 /**
- * The ego's world_from_vehicle at a step, from its box (centre, yaw); the last valid earlier state when
- * it is invalid at that step, the identity when the scenario has no ego.
+ * The ego's world_from_vehicle at a step, from its box centre and yaw at the map's ground height `z` (a
+ * simulated ego may carry no elevation); the last valid earlier state when it is invalid at that step, the
+ * identity when the scenario has no ego.
  */
-export function egoPose(tracks: AgentTracks, numSteps: number, egoIndex: number, step: number): number[] {
-  if (egoIndex < 0) return Array.from(poseFromTranslationYaw(0, 0, 0, 0));
+export function egoPose(
+  tracks: AgentTracks,
+  numSteps: number,
+  egoIndex: number,
+  step: number,
+  z: number,
+): number[] {
+  if (egoIndex < 0) return Array.from(poseFromTranslationYaw(0, 0, z, 0));
   for (let t = Math.min(step, numSteps - 1); t >= 0; t--) {
     const j = egoIndex * numSteps + t;
     if (tracks.valid[j])
-      return Array.from(poseFromTranslationYaw(tracks.x[j], tracks.y[j], 0, tracks.yaw[j]));
+      return Array.from(poseFromTranslationYaw(tracks.x[j], tracks.y[j], z, tracks.yaw[j]));
   }
-  return Array.from(poseFromTranslationYaw(0, 0, 0, 0));
+  return Array.from(poseFromTranslationYaw(0, 0, z, 0));
 }
-
-export const agentCountIn = (rows: number[]) => rows.length / AGENT_STRIDE;
 
 /** A source with no points: a scenario's map and its agents per step (optionally a rollout beside the log). */
 function scenarioSource(
@@ -72,6 +94,7 @@ function scenarioSource(
   sets: Record<string, AgentTracks>,
 ): ViewerSource {
   const main = Object.values(sets)[0];
+  const ground = groundZ(s);
   const info: ViewerInfo = {
     kind,
     name,
@@ -97,7 +120,7 @@ function scenarioSource(
       for (const [k, t] of Object.entries(sets)) agents[k] = agentRows(t, s.numSteps, i);
       return {
         frame_index: i,
-        pose: egoPose(main, s.numSteps, s.egoIndex, i),
+        pose: egoPose(main, s.numSteps, s.egoIndex, i, ground),
         boxes: {},
         agents,
         ego_agent_id: s.egoIndex >= 0 ? s.agents.ids[s.egoIndex] : null,

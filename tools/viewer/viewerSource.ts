@@ -49,6 +49,8 @@ export interface FrameScene {
 
 /** GET /api/map: polylines [x0, y0, x1, y1, …] in the world frame, by kind. */
 export interface MapJson {
+  /** Height (m) the 2-D map is drawn at: the agents' ground at the scenario's current step. */
+  ground_z: number;
   lanes: number[][];
   road_edges: number[][];
   crosswalks: number[][];

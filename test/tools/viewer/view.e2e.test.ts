@@ -7,7 +7,13 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeSyntheticLog } from '../../../simulation/town/synthLog.ts';
 import { tinyTownConfig } from '../../../simulation/town/townConfig.ts';
-import { hasChromium, launchChromium } from '../../../tools/viewer/headlessChromium.ts';
+import {
+  hasChromium,
+  launchChromium,
+  viewerFrame,
+  waitForViewerFrame,
+  waitForViewerReady,
+} from '../../../tools/viewer/headlessChromium.ts';
 import { openViewerSource } from '../../../tools/viewer/openSource.ts';
 import { startViewerServer, type ViewerServer } from '../../../tools/viewer/server.ts';
 import type { ViewerSource } from '../../../tools/viewer/viewerSource.ts';
@@ -45,7 +51,7 @@ beforeAll(async () => {
   browser = await launchChromium({ width: 800, height: 600 });
   page = await browser.context.newPage();
   await page.goto(server.url);
-  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 20_000 });
+  await waitForViewerReady(page);
   top = Math.ceil((await page.locator('#bar').boundingBox())!.height);
   bottom = 600 - 24;
 }, 60_000);
@@ -92,9 +98,9 @@ async function setLayer(layer: string, on: boolean): Promise<void> {
 
 suite('drivekit view in headless Chromium', () => {
   it('draws the sweep and its ground-truth boxes (pixels), toggles them, and scrubs to another frame', async () => {
-    const info = await page.evaluate(() => (window as unknown as { viewer: { info: unknown } }).viewer.info);
+    const info = await page.evaluate('window.viewer.info');
     expect(info).toMatchObject({ kind: 'log', frame_count: 3, box_sets: ['labels'], has_map: true });
-    expect(await page.evaluate(() => document.body.dataset.frame)).toBe('0');
+    expect(await viewerFrame(page)).toBe('0');
     const all = count(await shot());
 
     // Only the points: a good share of the view is drawn, and none of it in the box colour.
@@ -121,7 +127,7 @@ suite('drivekit view in headless Chromium', () => {
 
     // Scrub to the last frame: the page fetches it and the picture changes.
     await page.locator('#scrub').fill('2');
-    await page.waitForFunction(() => document.body.dataset.frame === '2', null, { timeout: 10_000 });
+    await waitForViewerFrame(page, 2);
     const png = await page.screenshot();
     const frame2 = decodePng(png);
     expect(differing(frame0, frame2)).toBeGreaterThan(0.01 * all.total);

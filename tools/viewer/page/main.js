@@ -164,9 +164,12 @@ async function benchStream(durationMs) {
   let frames = 0;
   let bytes = 0;
   let points = 0;
+  let fetchMs = 0;
   for (let i = 0; performance.now() - t0 < durationMs; i = (i + 1) % info.frame_count) {
+    const t1 = performance.now();
     const r = await fetch(`/frames/${i}`);
     const buf = await r.arrayBuffer();
+    fetchMs += performance.now() - t1;
     const f = decodeFrame(buf);
     view.setPoints(f, colourMode);
     view.setEgoPose(f.pose);
@@ -183,6 +186,8 @@ async function benchStream(durationMs) {
     fps: frames / seconds,
     bytes_per_frame: bytes / frames,
     points_per_frame: points / frames,
+    fetch_ms: fetchMs / frames,
+    draw_ms: (1000 * seconds - fetchMs) / frames,
   };
 }
 
@@ -233,7 +238,7 @@ async function main() {
       step(e.key === 'ArrowRight' ? 1 : -1);
     }
   });
-  window.viewer = { show, step, info, benchStream, boxColours: BOX_COLOURS };
+  window.viewer = { show, step, info, benchStream, boxColours: BOX_COLOURS, scene: view };
   if (info.live) listenLive();
   if (info.frame_count > 0) await show(Number(params.get('frame') ?? info.first_frame));
   else status(`${info.name}: waiting for frames`);

@@ -141,7 +141,8 @@ export class ViewerScene {
   setMap(map) {
     const group = new THREE.Group();
     for (const [kind, colour] of Object.entries(MAP_COLOURS))
-      if (map[kind]?.length) group.add(lines(polylineVertices(map[kind], 0.02), colour));
+      if (map[kind]?.length)
+        group.add(lines(polylineVertices(map[kind], (map.ground_z ?? 0) + 0.02), colour));
     this.setLayer('map', group, this.world);
   }
 
