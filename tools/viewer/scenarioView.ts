@@ -8,7 +8,6 @@ import { readRolloutGroups, SIM_FILES } from '../../simulation/export/rolloutSet
 import type { AgentTracks, Scenario } from '../../simulation/scenario.ts';
 import { isScenarioDir, loadScenario } from '../../simulation/scenarioIo.ts';
 import {
-  AGENT_STRIDE,
   AGENT_TYPE_CODE,
   type FrameScene,
   type MapJson,
