@@ -119,7 +119,8 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'export',
-    summary: 'export simulated scenarios as Arrow, Parquet, JSON, WOMD TFRecord or a Sim Agents submission',
+    summary:
+      'export simulated scenarios as Arrow, Parquet, JSON, WOMD TFRecord, Foxglove MCAP or a Sim Agents submission',
     load: () => import('./export.ts'),
   },
   {
@@ -146,5 +147,10 @@ export const COMMANDS: CommandSpec[] = [
     name: 'demo',
     summary: 'the main job: the whole loop on the embedded synthetic default, with a report',
     load: () => import('./demo.ts'),
+  },
+  {
+    name: 'report',
+    summary: "write a run's report.html: one self-contained page (tables, pictures, curves, viewer commands)",
+    load: () => import('./report.ts'),
   },
 ];
