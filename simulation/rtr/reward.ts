@@ -7,7 +7,10 @@ export interface RewardConfig {
   collision: number;
   offroad: number;
   redLight: number;
-  /** Reward per metre gained towards the goal (capped per step by maxGainM). */
+  /**
+   * Reward per metre gained towards the goal (capped per step by maxGainM). At 0.05 PPO learned to stop
+   * (held-out progress 0.16 after 9 iterations): a typical 60 m episode must outweigh a collision.
+   */
   progressPerM: number;
   maxGainM: number;
 }
@@ -16,7 +19,7 @@ export const DEFAULT_REWARD: RewardConfig = {
   collision: 1,
   offroad: 1,
   redLight: 1,
-  progressPerM: 0.05,
+  progressPerM: 0.2,
   maxGainM: 2,
 };
 
