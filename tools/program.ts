@@ -29,7 +29,7 @@ export function usageLine(text: string, name: string): string {
 }
 
 /** Every command of the tree prints its usage errors as one line naming itself, without the whole help. */
-function oneLineUsageErrors(cmd: Command, name: string): void {
+export function oneLineUsageErrors(cmd: Command, name: string): void {
   cmd.showHelpAfterError(false).configureOutput({
     outputError: (text, write) => write(usageLine(text, name)),
   });

@@ -8,6 +8,9 @@ import { COMMANDS } from '../../tools/commands/index.ts';
 import { runCli, usageLine } from '../../tools/program.ts';
 import { snakeCase, snakeKeys } from '../../tools/cliOptions.ts';
 import { saveScenario } from '../../simulation/scenarioIo.ts';
+import { allocatePointCloud, boxesFromRows } from '../../core/arrow/records.ts';
+import { LogWriter } from '../../datasets/logstore.ts';
+import { STAGES } from '../../tools/stages/index.ts';
 import { straightRoadScenario } from '../simulation/fixtures.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-conventions-'));
@@ -104,6 +107,84 @@ describe('drivekit command-line conventions', () => {
       expect(r.stdout, name).not.toMatch(/--workers|--range\b/);
     }
   }, 60_000);
+
+  it('has no old option names in any stage --help either', async () => {
+    for (const { name } of STAGES) {
+      const r = await cli('stage', name, '--help');
+      expect(r.code, name).toBe(0);
+      expect(r.stdout, name).not.toMatch(/--workers|--range\b/);
+    }
+  }, 60_000);
+
+  it('prints snake_case JSON (info, verify) and takes the log as --log or one positional', async () => {
+    const log = path.join(tmp, 'small-log');
+    const w = LogWriter.create(log, { source: 'test' });
+    for (let f = 0; f < 2; f++) {
+      const p = allocatePointCloud(3);
+      p.x.set([1, 2, 3]);
+      w.appendFrame({
+        timestampNs: BigInt(f) * 100_000_000n,
+        pose: Float64Array.of(1, 0, 0, f, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1),
+        points: p,
+      });
+    }
+    w.setLabels(
+      boxesFromRows([
+        {
+          cx: 2,
+          cy: 0,
+          cz: 0,
+          length: 4,
+          width: 2,
+          height: 1.5,
+          yaw: 0,
+          label: 'Car',
+          frameIndex: 0,
+          trackId: 1,
+        },
+      ]),
+    );
+    await w.close();
+    // Every key snake_case, except data keys (class names) under `classes`.
+    const keysOf = (v: unknown, under = ''): string[] =>
+      v === null || typeof v !== 'object'
+        ? []
+        : Array.isArray(v)
+          ? v.flatMap((x) => keysOf(x, under))
+          : Object.entries(v).flatMap(([k, x]) => [...(under === 'classes' ? [] : [k]), ...keysOf(x, k)]);
+    for (const args of [
+      ['info', '--log', log, '--json'],
+      ['info', log, '--json'],
+      ['verify', log, '--json'],
+    ]) {
+      const r = await cli(...args);
+      expect(r.code, args.join(' ')).toBe(0);
+      const keys = keysOf(JSON.parse(r.stdout));
+      expect(keys.length).toBeGreaterThan(5);
+      expect(
+        keys.filter((k) => !/^[a-z0-9_.]+$/.test(k)),
+        args.join(' '),
+      ).toEqual([]);
+    }
+    const info = JSON.parse((await cli('info', log, '--json')).stdout);
+    expect(info).toMatchObject({ frames: 2, duration_s: 0.1, labels: { classes: { Car: 1 } } });
+    const two = await cli('info', log, '--log', path.join(tmp, 'other'));
+    expect([two.code, two.stderr]).toEqual([2, expect.stringMatching(/^drivekit: --log: two logs given/)]);
+    const none = await cli('info');
+    expect([none.code, none.stderr]).toEqual([2, expect.stringMatching(/^drivekit: --log: missing/)]);
+  });
+
+  it('still takes --range and --workers for one version, with a note; old and new name together is an error', async () => {
+    const missing = path.join(tmp, 'no-log');
+    const old = await cli('discover', '--log', missing, '--range', '5');
+    expect(old.code).toBe(1); // gets past the options to the missing log
+    expect(old.stderr).toMatch(/--range is deprecated, use --cluster-range\n.*no-log/);
+    const both = await cli('detect', '--log', missing, '--range', '5', '--grid-range', '6');
+    expect([both.code, both.stderr]).toEqual([
+      2,
+      expect.stringMatching(/--range: is the old name of --grid-range/),
+    ]);
+  });
 
   it('sim and export refuse an existing output unless --force, and replace it with --force', async () => {
     const scen = path.join(tmp, 'scen.json');

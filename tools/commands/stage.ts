@@ -3,6 +3,7 @@
 import { Command } from 'commander';
 import { ENDPOINT_HELP } from '../../core/stream/endpoint.ts';
 import { STAGES, type StageSpec } from '../stages/index.ts';
+import { oneLineUsageErrors } from '../program.ts';
 
 const MESSAGE_HELP = [
   'Messages are ZeroMQ multipart [topic, Arrow IPC stream bytes], one record batch each; a stream ends',
@@ -12,8 +13,9 @@ const MESSAGE_HELP = [
 
 async function runStageCommand(spec: StageSpec, args: string[]): Promise<void> {
   const mod = await spec.load();
-  const root = new Command('drivekit stage').exitOverride().showHelpAfterError();
+  const root = new Command('drivekit stage').exitOverride();
   mod.register(root);
+  oneLineUsageErrors(root, 'drivekit stage');
   await root.parseAsync([spec.name, ...args], { from: 'user' });
 }
 
@@ -31,9 +33,8 @@ export function register(program: Command): void {
       .helpOption(false)
       .allowUnknownOption()
       .allowExcessArguments()
-      .action(async () => {
-        const at = process.argv.indexOf(spec.name, 3);
-        await runStageCommand(spec, process.argv.slice(at + 1));
+      .action(async (_opts: unknown, cmd: Command) => {
+        await runStageCommand(spec, cmd.args);
       });
   }
 }
