@@ -2,7 +2,7 @@
 // the learned policies (BC, PPO, RTR, EMA-PG) on held-back nominal and long-tail scenarios — infraction
 // rates, progress, ADE/FDE and the official WOSAC 2025 meta-metric over N seeded stochastic rollouts.
 // Run: npm run agents-table -- [--rollouts N] [--metric-rollouts M] [--towns K] [--longtail-count C]
-// [--agent LABEL=model.onnx …] [--json file]
+// [--agent LABEL=model.onnx …] [--rows LABEL,…] [--sets WORD,…] [--json file]
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -58,6 +58,8 @@ export interface AgentsTableOptions {
   longtailCount: number;
   seed: number;
   agents: Record<string, string>;
+  /** Only the sets whose name starts with one of these words (WOMD, AV2, synthetic, long-tail); all when empty. */
+  sets: string[];
   onSet?: (set: AgentsTableSet, seconds: number) => void;
 }
 
@@ -68,6 +70,7 @@ export const DEFAULT_AGENTS_TABLE: AgentsTableOptions = {
   longtailCount: 2,
   seed: 0,
   agents: TABLE_AGENTS,
+  sets: [],
 };
 
 /** Held-back long-tail scenarios: `count` of every kind from the held-out seed (their own controlled agents). */
@@ -116,7 +119,7 @@ export function agentsTable(over: Partial<AgentsTableOptions> = {}): AgentsTable
   const sets: { set: ResultSet; nominal: boolean }[] = [
     ...resultSets(o.towns).map((set) => ({ set, nominal: true })),
     ...(o.longtailCount > 0 ? [{ set: longtailSet(o.longtailCount), nominal: false }] : []),
-  ];
+  ].filter(({ set }) => o.sets.length === 0 || o.sets.some((w) => set.name.startsWith(w)));
   const bar = createProgress('agents table', sets.length * agents.length);
   const out: AgentsTableSet[] = [];
   for (const { set, nominal } of sets) {
@@ -162,13 +165,20 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const j = process.argv.indexOf('--json');
   const json = j > 0 ? process.argv[j + 1] : undefined;
   // --agent LABEL=PATH (repeatable) adds or replaces a row, e.g. a candidate model of a training run.
-  const agents = { ...TABLE_AGENTS };
+  let agents: Record<string, string> = { ...TABLE_AGENTS };
   process.argv.forEach((a, i) => {
     if (a !== '--agent') return;
     const [label, file] = (process.argv[i + 1] ?? '').split('=');
     if (!label || !file) throw new InputError('--agent', `'${process.argv[i + 1]}' is not LABEL=PATH`);
     agents[label] = file;
   });
+  // --rows LABEL,… keeps only those rows; --sets WORD,… only those sets (to split a long run in parts).
+  const list = (flag: string) => {
+    const i = process.argv.indexOf(flag);
+    return i > 0 ? (process.argv[i + 1] ?? '').split(',').filter(Boolean) : [];
+  };
+  const only = list('--rows');
+  if (only.length) agents = Object.fromEntries(Object.entries(agents).filter(([k]) => only.includes(k)));
   const metricRollouts = Math.min(
     rollouts,
     argValue('--metric-rollouts', DEFAULT_AGENTS_TABLE.metricRollouts),
@@ -176,6 +186,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const sets = agentsTable({
     rollouts,
     agents,
+    sets: list('--sets'),
     metricRollouts,
     towns: argValue('--towns', DEFAULT_AGENTS_TABLE.towns),
     longtailCount: argValue('--longtail-count', DEFAULT_AGENTS_TABLE.longtailCount),
