@@ -6,6 +6,8 @@ import { writeFileAtomicSync } from '../../core/atomic.ts';
 import type { DemoContext } from '../demo/context.ts';
 import { DEMO_STEPS } from '../demo/steps.ts';
 import { makeDirs } from '../../core/dirs.ts';
+import { REPO_ROOT } from '../../core/paths.ts';
+import { writeHtmlReport } from '../report/htmlReport.ts';
 
 export function register(program: Command): void {
   program
@@ -40,6 +42,10 @@ export function register(program: Command): void {
       process.stdout.write(
         '\n' + ctx.report.map((s) => `== ${s.title}\n${s.body.replace(/```\n?/g, '')}`).join('\n\n') + '\n',
       );
-      process.stdout.write(`\nreport: ${reportPath}\n`);
+      // The same as one page (pictures inlined, the shipped models' training curves, a viewer command per log).
+      const html = writeHtmlReport(opts.out, { curveRoots: [path.join(REPO_ROOT, 'models')] });
+      process.stdout.write(
+        `\nreport: ${reportPath}\nreport.html: ${path.relative(process.cwd(), html.file)}\n`,
+      );
     });
 }
