@@ -60,7 +60,7 @@ export function refuseExisting(paths: string | readonly string[], force: boolean
 
 /** The --force option, worded the same in every command. */
 export function addForce(cmd: Command, what = 'the outputs'): Command {
-  return cmd.option('--force', `replace ${what} if already there (refused otherwise)`);
+  return cmd.option('--force', `replace ${what} (refused without --force)`);
 }
 
 /**
