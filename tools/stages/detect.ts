@@ -2,7 +2,9 @@
 // SensorFrame in, its scored Boxes out (onnxruntime-node); frame metadata travels with the Boxes batch.
 import fs from 'node:fs';
 import { batchToSensorFrame, boxesToBatch, sensorFrameMetadata } from '../../core/arrow/codec.ts';
+import { boxAt } from '../../core/arrow/records.ts';
 import { InputError } from '../../core/errors.ts';
+import { countPointsInBox } from '../../core/geometry/box.ts';
 import { Detector } from '../../perception/detector/model.ts';
 import { Option } from 'commander';
 import { SHIPPED_MODEL } from '../commands/detect.ts';
@@ -46,6 +48,10 @@ export const register = transformStage<DetectStageOptions>({
       // A batch without frame metadata throws a SchemaError: the runner counts it as wrong-schema.
       const frame = batchToSensorFrame(batch, 'detect input');
       const boxes = await detector.detect(frame.points, frame.frameIndex);
+      // Each box's point count, as `drivekit detect` fills it (detectLog), so both write the same Boxes.
+      const { x, y, z } = frame.points;
+      for (let i = 0; i < boxes.cx.length; i++)
+        boxes.numPoints[i] = countPointsInBox(boxAt(boxes, i), x, y, z);
       return boxesToBatch(boxes, sensorFrameMetadata(frame));
     };
   },
