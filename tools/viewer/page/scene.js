@@ -49,10 +49,18 @@ function boxVertices(rows, stride, keep) {
   return out.subarray(0, o);
 }
 
+/**
+ * One material per colour for the page's life: disposing a material releases its shader program, and
+ * compiling it again costs hundreds of ms under a software rasteriser (SwiftShader) — every frame.
+ */
+const LINE_MATERIALS = new Map();
+
 function lines(vertices, colour) {
   const g = new THREE.BufferGeometry();
   g.setAttribute('position', new THREE.BufferAttribute(vertices, 3));
-  return new THREE.LineSegments(g, new THREE.LineBasicMaterial({ color: colour }));
+  let m = LINE_MATERIALS.get(colour);
+  if (!m) LINE_MATERIALS.set(colour, (m = new THREE.LineBasicMaterial({ color: colour })));
+  return new THREE.LineSegments(g, m);
 }
 
 /** Polylines [x0, y0, x1, y1, …] as segment pairs at height z. */
@@ -74,11 +82,9 @@ function poseMatrix(pose) {
   return new THREE.Matrix4().set(...pose);
 }
 
+/** Free a layer's GPU buffers (materials are shared and kept, see LINE_MATERIALS). */
 function dispose(obj) {
-  obj.traverse((o) => {
-    o.geometry?.dispose();
-    o.material?.dispose();
-  });
+  obj.traverse((o) => o.geometry?.dispose());
   obj.removeFromParent();
 }
 
@@ -104,6 +110,11 @@ export class ViewerScene {
     this.egoPosition = null;
     this.colourBuffer = null;
     this.pointMaterial = new THREE.PointsMaterial({ size: 2, sizeAttenuation: false, vertexColors: true });
+    this.forecastMaterial = new THREE.PointsMaterial({
+      size: 2,
+      sizeAttenuation: false,
+      color: FORECAST_COLOUR,
+    });
     this.resize();
     window.addEventListener('resize', () => this.resize());
   }
@@ -153,7 +164,7 @@ export class ViewerScene {
     // A fresh colour array per frame: three uploads an attribute's array once, when first drawn.
     g.setAttribute('color', new THREE.BufferAttribute(pointColours(frame, mode), 3, true));
     this.lastFrame = frame;
-    this.setLayer('points', new THREE.Points(g, this.pointMaterial.clone()), this.ego);
+    this.setLayer('points', new THREE.Points(g, this.pointMaterial), this.ego);
   }
 
   recolour(mode) {
@@ -198,8 +209,7 @@ export class ViewerScene {
     this.forecastFrame.matrixWorldNeedsUpdate = true;
     const g = new THREE.BufferGeometry();
     g.setAttribute('position', new THREE.BufferAttribute(frame.xyz, 3));
-    const m = new THREE.PointsMaterial({ size: 2, sizeAttenuation: false, color: FORECAST_COLOUR });
-    this.setLayer('forecast', new THREE.Points(g, m), this.forecastFrame);
+    this.setLayer('forecast', new THREE.Points(g, this.forecastMaterial), this.forecastFrame);
   }
 
   /** Place the ego frame; the following cameras move with the ego, keeping the user's orbit offset. */
