@@ -27,12 +27,17 @@ const TYPES: Record<string, string> = {
 };
 
 export interface ViewerServerOptions {
-  /** 0 picks a free port. */
+  /** HTTP port; 0 picks a free one. */
   port: number;
+  /** Address to listen on. */
   host: string;
 }
 
-export const DEFAULT_VIEWER_SERVER: ViewerServerOptions = { port: 8080, host: '127.0.0.1' };
+export const DEFAULT_VIEWER_SERVER: ViewerServerOptions = {
+  port: 8080,
+  // Loopback: the viewer serves logs without authentication, so only this machine reaches it by default.
+  host: '127.0.0.1',
+};
 
 export interface ViewerServer {
   url: string;
