@@ -32,6 +32,7 @@ interface PipelineOptions {
   maxRestarts?: number;
   viewerEndpoint?: string;
   discoverConfig?: string;
+  stageDelayMs?: number;
   sinkDelayMs?: number;
   force?: boolean;
   json?: boolean;
@@ -60,12 +61,18 @@ export async function runPipeline(
   if (fs.existsSync(cfg.out) && fs.readdirSync(cfg.out).length > 0 && !cfg.force)
     throw new InputError(cfg.out, 'exists and is not empty (pass --force to replace its outputs)');
   fs.mkdirSync(cfg.out, { recursive: true });
+  const log = (line: string) => process.stderr.write(line + '\n');
   const wiring = await wirePipeline(cfg);
+  for (const b of wiring.branches) {
+    const e = b.endpoints;
+    log(
+      e.viewer
+        ? `pipeline: viewer feed on ${e.viewer} (PUB)`
+        : `pipeline: ${b.name}: stage listens on ${e.stage}, recorder on ${e.sink}`,
+    );
+  }
   const frames = end - cfg.startFrame;
   const bar = createProgress('pipeline', frames * cfg.stages.length, { silent: quiet });
-  const log = (line: string) => {
-    if (!quiet) process.stderr.write(line + '\n');
-  };
   let result: SupervisorResult;
   try {
     result = await supervise(
@@ -107,7 +114,7 @@ export function formatPipelineRun(r: PipelineRun): string {
   }
   for (const p of r.processes)
     lines.push(
-      `  ${p.id.padEnd(24)} peak RSS ${p.peak_rss_mb ?? '?'} MB, ${p.starts} start(s)${p.exits.some((e) => e !== 0) ? `, exits ${p.exits.join(' ')}` : ''}`,
+      `  ${p.id.padEnd(24)} peak RSS ${p.peak_rss_mb ?? '?'} MB, ${p.starts} start(s)${p.exits.some((e) => e !== 0 && e !== 'stopped') ? `, exits ${p.exits.join(' ')}` : ''}`,
     );
   return lines.join('\n');
 }
@@ -152,6 +159,11 @@ export function register(program: Command): void {
     .option('--viewer-endpoint <url>', 'also publish the frames (PUB, lossy) here, e.g. tcp://127.0.0.1:5600')
     .option('--discover-config <json>', 'discover/tracker/refine overrides, as `drivekit discover --config`')
     .option(
+      '--stage-delay-ms <ms>',
+      'each stage waits this long per frame (a slow stage: shows back-pressure)',
+      intOption('--stage-delay-ms', 0),
+    )
+    .option(
       '--sink-delay-ms <ms>',
       'recorders wait this long per frame (a slow stage: shows back-pressure)',
       intOption('--sink-delay-ms', 0),
@@ -181,6 +193,7 @@ export function register(program: Command): void {
         maxRestarts: opts.maxRestarts,
         viewerEndpoint: opts.viewerEndpoint,
         discoverConfig: opts.discoverConfig,
+        stageDelayMs: opts.stageDelayMs,
         sinkDelayMs: opts.sinkDelayMs,
         force: opts.force,
       });

@@ -38,7 +38,9 @@ export interface PipelineConfig {
   stageArgs: Partial<Record<PipelineStage | 'replay' | 'record-boxes', string[]>>;
   /** Options of the offline command shared by a stage and its recorder ({ground, cluster, …, tracker, refine}). */
   discoverConfig: string | null;
-  /** Each recorder waits this long per message: a slow stage, to see back-pressure (tests, benchmarks). */
+  /** Each analysis stage waits this long per frame: a slow stage, to see back-pressure (tests, benchmarks). */
+  stageDelayMs: number;
+  /** Each recorder waits this long per message: a slow recorder. */
   sinkDelayMs: number;
   /** Replace existing outputs in `out`. */
   force: boolean;
@@ -60,6 +62,7 @@ export const DEFAULT_PIPELINE_CONFIG: PipelineConfig = {
   viewerEndpoint: null,
   stageArgs: {},
   discoverConfig: null,
+  stageDelayMs: 0,
   sinkDelayMs: 0,
   force: false,
 };
@@ -132,6 +135,7 @@ export function resolvePipelineConfig(...layers: Partial<PipelineConfig>[]): Pip
     ['maxRestarts', 0],
     ['maxRepairRounds', 0],
     ['rssPollMs', 10],
+    ['stageDelayMs', 0],
     ['sinkDelayMs', 0],
   ];
   for (const [k, min] of whole) {

@@ -34,6 +34,8 @@ export interface BranchReport {
   /** Files written (none when frames were lost and nothing was committed). */
   files: Record<string, string>;
   resend_rounds: number;
+  /** Seconds from the start to the first frame recorded. */
+  first_frame_s: number | null;
   /** Why the branch stopped before every frame was recorded. */
   lost_because: string | null;
   /** Messages the stage process skipped (garbage), by kind. */
@@ -68,6 +70,8 @@ class Proc {
   peakRssKb = 0;
   endedAtS: number | null = null;
   summary: Record<string, unknown> | null = null;
+  /** Stopped by the supervisor once every recorder was done (not a failure). */
+  stoppedAfterRun = false;
   /** A pending respawn (so a second trigger does not start it twice). */
   pending = false;
 
@@ -79,6 +83,8 @@ class BranchState {
   readonly procs: Proc[];
   waiting = false;
   rounds = 0;
+  /** Seconds from the start to the recorder's first acknowledged frame. */
+  firstAckS: number | null = null;
   lostBecause: string | null = null;
   finished = false;
 
@@ -164,7 +170,7 @@ export async function supervise(
     if (p.spec.role === 'sink') setImmediate(() => maybeResend(b));
     child.on('exit', (code, sig) => {
       p.running = false;
-      p.exits.push(sig ?? code ?? -1);
+      p.exits.push(p.stoppedAfterRun && sig ? 'stopped' : (sig ?? code ?? -1));
       onExit(b, p, code, sig);
     });
   };
@@ -178,6 +184,7 @@ export async function supervise(
     }
     if (j.event === 'ack' && typeof j.frame === 'number') {
       b.acked.add(j.frame);
+      b.firstAckS ??= (performance.now() - t0) / 1000;
       report();
     } else if (j.event === 'resumed' && Array.isArray(j.frames)) {
       for (const f of j.frames as number[]) b.acked.add(f);
@@ -274,7 +281,12 @@ export async function supervise(
     const over = analysis.every((b) => b.finished || b.lostBecause);
     if (over && !stopping) {
       // Every recorder is done: stop what still runs (a viewer feed, a resend no longer needed).
-      for (const b of states) for (const p of b.procs) if (p.running) p.child!.kill('SIGTERM');
+      for (const b of states)
+        for (const p of b.procs)
+          if (p.running) {
+            p.stoppedAfterRun = true;
+            p.child!.kill('SIGTERM');
+          }
     }
     const anyRunning = states.some((b) => b.procs.some((p) => p.running || p.pending));
     if ((over || stopping) && !anyRunning) resolveAll();
@@ -340,6 +352,7 @@ export async function supervise(
           complete: missing.length === 0 && b.finished,
           files: written ? b.branch.files : {},
           resend_rounds: b.rounds,
+          first_frame_s: b.firstAckS,
           lost_because: missing.length ? (b.lostBecause ?? (stopping ? 'interrupted' : 'unknown')) : null,
           skipped: (stage?.malformed as Record<string, number> | undefined) ?? {},
         };

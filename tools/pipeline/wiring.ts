@@ -60,12 +60,17 @@ const argValue = (args: readonly string[], flag: string): string | undefined => 
   return i >= 0 ? args[i + 1] : undefined;
 };
 
+/** Linger and drain of the pipeline's processes (ms): ten minutes stands for 'until delivered'. */
+const FLUSH_MS = '600000';
+
 export async function wirePipeline(cfg: PipelineConfig): Promise<Wiring> {
   // Short, so ipc paths stay under Linux's 107-byte limit.
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'dk-pipe-'));
   const url = async (name: string) =>
     cfg.transport === 'ipc' ? `ipc://${tmp}/${name}.sock` : `tcp://127.0.0.1:${await freePort()}`;
-  const common = ['--hwm', String(cfg.hwm), '--json'];
+  // A stage that has sent its last message exits only once a slower peer has taken everything: its
+  // linger and drain are unbounded in practice (the supervisor stops what is left at the end).
+  const common = ['--hwm', String(cfg.hwm), '--linger-ms', FLUSH_MS, '--drain-ms', FLUSH_MS, '--json'];
   const extra = (k: keyof PipelineConfig['stageArgs']) => cfg.stageArgs[k] ?? [];
   const configArgs = cfg.discoverConfig ? ['--config', cfg.discoverConfig] : [];
   const branches: Branch[] = [];
@@ -132,6 +137,7 @@ export async function wirePipeline(cfg: PipelineConfig): Promise<Wiring> {
           '--out',
           `push:connect:${sinkIn}`,
           ...(stage === 'discover' ? configArgs : []),
+          ...(cfg.stageDelayMs > 0 ? ['--delay-ms', String(cfg.stageDelayMs)] : []),
           ...common,
           ...extra(stage),
         ],
