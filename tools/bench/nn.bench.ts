@@ -11,6 +11,7 @@ import * as nn from '../../core/nn/index.ts';
 import { peakRssMb, type Benchmark, type Figure } from './benchmark.ts';
 import { median } from '../../core/stats.ts';
 import { lidarTokenizer } from './tokenizerReference.ts';
+import { policyReference } from './policyReference.ts';
 
 /** Settings of the training benchmarks (the protocol). */
 export const NN_BENCH = {
@@ -154,6 +155,7 @@ export const REFERENCE_MODELS: Record<string, () => ReferenceModel> = {
 export const STEP_MODELS: Record<string, () => ReferenceModel> = {
   ...REFERENCE_MODELS,
   lidar_tokenizer: lidarTokenizer,
+  policy: policyReference,
 };
 
 async function makeTrainer(m: ReferenceModel, extra: nn.RuntimeOptions = {}): Promise<nn.Trainer> {

@@ -1,6 +1,8 @@
 """PyTorch reference for drivekit's learning-engine benchmark (tools/bench/nn.bench.ts): the same
-three models, threads, optimizer and step protocol, printing the same JSON line per model; and a mirror
-of the LiDAR tokenizer's training step (worldmodel/, tools/bench/tokenizerReference.ts: lidar_tokenizer).
+three models, threads, optimizer and step protocol, printing the same JSON line per model; and mirrors
+of the LiDAR tokenizer's training step (worldmodel/, tools/bench/tokenizerReference.ts: lidar_tokenizer) and
+of the learned agent policy's (simulation/rtr/, tools/bench/policyReference.ts: policy). `--check-policy FILE`
+prints the policy's loss and gradient norm on the weights and inputs of FILE (tools/bench/pytorch/checkPolicy.ts).
 
 Not a drivekit dependency. Debian: apt-get install python3-torch libopenblas0-openmp (python3-torch
 links whichever libblas.so.3 is selected; with the reference libblas3 its Linear layers are many times
@@ -286,6 +288,129 @@ def lidar_tokenizer_feeds(g, c=LIDAR_TOKENIZER):
     )
 
 
+# The learned traffic-agent policy (simulation/rtr/policyNet.ts at its defaults) and its training loss
+# (lossGraph: imitation cross-entropy + coef[1] x PPO), on one RTR minibatch as tools/bench/policyReference.ts
+# draws it. Parameter names match drivekit's, so the same weights load by name (Linear weights transposed).
+AGENT_POLICY = dict(
+    own=12, agent=(16, 10), lane=(32, 6), edge=(16, 3), width=32, hidden=(192, 128), actions=13 * 25,
+    rl_rows=512, il_rows=256, valid_share=0.7, coef=(1.0, 0.5), clip=0.2, value_coef=0.5, entropy_coef=0.01,
+    anchor_top_k=8, kl_coef=0.1, clip_grad_norm=1.0,
+)
+# Fixed feature scales of policyNet.ts (featureScale).
+OWN_SCALE = [0.1, 0.1, 0.1, 0.2, 0.5, 1, 1, 1, 1, 0.02, 0.02, 1]
+AGENT_SCALE, LANE_SCALE, EDGE_SCALE = [1, 0.05, 0.05, 1, 1, 0.1, 0.1, 0.2, 0.5, 1], [1, 0.05, 0.05, 1, 1, 1], [1, 0.05, 0.05]
+
+
+class AgentPolicy(tnn.Module):
+    def __init__(self, c=AGENT_POLICY):
+        super().__init__()
+        self.c, self.clip_grad_norm = c, c["clip_grad_norm"]
+        W = c["width"]
+        enc = lambda f: tnn.ModuleList([tnn.Linear(f, W), tnn.Linear(W, W)])
+        self.own, self.agent = enc(c["own"]), enc(c["agent"][1])
+        self.lane, self.edge = enc(c["lane"][1]), enc(c["edge"][1])
+        sizes = [4 * W, *c["hidden"]]
+        self.trunk = tnn.ModuleList([tnn.Linear(a, b) for a, b in zip(sizes, sizes[1:])])
+        self.policy, self.value = tnn.Linear(sizes[-1], c["actions"]), tnn.Linear(sizes[-1], 1)
+        scale = OWN_SCALE + AGENT_SCALE * c["agent"][0] + LANE_SCALE * c["lane"][0] + EDGE_SCALE * c["edge"][0]
+        self.register_buffer("scale", torch.tensor(scale, dtype=torch.float32))
+
+    def forward(self, raw):
+        x = raw * self.scale
+        mlp = lambda layers, h: F.relu(layers[1](F.relu(layers[0](h))))
+        c, B = self.c, raw.shape[0]
+        at = c["own"]
+        pooled = []
+        for layers, (count, feat) in ((self.agent, c["agent"]), (self.lane, c["lane"]), (self.edge, c["edge"])):
+            block = x[:, at : at + count * feat].reshape(B, count, feat)
+            # Empty slots (valid flag 0) are zeroed after encoding, then max over the entities.
+            pooled.append((mlp(layers, block) * block[:, :, :1]).amax(1))
+            at += count * feat
+        z = mlp(self.trunk, torch.cat([mlp(self.own, x[:, : c["own"]]), *pooled], 1))
+        return self.policy(z), self.value(z).squeeze(1)
+
+
+def agent_policy_loss(m, f):
+    c = m.c
+    logits, value = m(f["obs"])
+    logp = F.log_softmax(logits, -1)
+    chosen = logp.gather(1, f["action"][:, None]).squeeze(1)
+    wmean = lambda v, w: (v * w).sum() / torch.clamp(w.sum(), min=1)
+    ce = wmean(-chosen, f["il_weight"])
+    ratio = torch.exp(chosen - f["old_logp"])
+    adv = f["advantage"]
+    surrogate = torch.min(ratio * adv, ratio.clamp(1 - c["clip"], 1 + c["clip"]) * adv)
+    w = f["rl_weight"]
+    rl = -wmean(surrogate, w) + c["value_coef"] * wmean((value - f["return"]) ** 2, w)
+    rl = rl - c["entropy_coef"] * wmean(-(logp.exp() * logp).sum(1), w)
+    # EMA-PG: KL(anchor || policy) over the anchor's top-k actions, both renormalised there.
+    tiny, p = 1e-30, f["anchor_p"]
+    cross = (p * (torch.log(p.clamp(min=tiny)) - logp)).sum(1)
+    mass_k = (logp.exp() * (p / p.clamp(min=tiny))).sum(1)
+    kl = wmean(cross + torch.log((mass_k + 1 - p.sum(1)).clamp(min=tiny)), w)
+    rl = rl + kl * f["kl_coef"].sum()
+    return ce * f["coef"][0] + rl * f["coef"][1]
+
+
+def agent_policy_feeds(g, c=AGENT_POLICY):
+    """Random inputs drawn as policyReference.ts draws them (same distributions, not the same values)."""
+    n = c["rl_rows"] + c["il_rows"]
+    parts = [torch.randn(n, c["own"], generator=g)]
+    for count, feat in (c["agent"], c["lane"], c["edge"]):
+        valid = (torch.rand(n, count, 1, generator=g) < c["valid_share"]).float()
+        feats = torch.cat([torch.ones(n, count, 1), torch.randn(n, count, feat - 1, generator=g)], 2)
+        parts.append((feats * valid).reshape(n, count * feat))
+    rl = (torch.arange(n) < c["rl_rows"]).float()
+    top = torch.rand(n, c["actions"], generator=g).argsort(1)[:, : c["anchor_top_k"]]
+    w = 0.1 + torch.rand(n, c["anchor_top_k"], generator=g)
+    anchor = torch.zeros(n, c["actions"]).scatter(1, top, w / w.sum(1, keepdim=True)) * rl[:, None]
+    return dict(
+        obs=torch.cat(parts, 1),
+        action=torch.randint(0, c["actions"], (n,), generator=g),
+        il_weight=1 - rl,
+        rl_weight=rl,
+        old_logp=-5.8 + 0.5 * torch.randn(n, generator=g),
+        advantage=torch.randn(n, generator=g),
+        **{"return": torch.randn(n, generator=g)},
+        coef=torch.tensor(c["coef"]),
+        anchor_p=anchor,
+        kl_coef=torch.tensor([c["kl_coef"]]),
+    )
+
+
+def read_safetensors(path):
+    """Tensors of a safetensors file (8-byte header length, JSON header, raw little-endian data)."""
+    import numpy as np
+
+    raw = open(path, "rb").read()
+    n = int.from_bytes(raw[:8], "little")
+    header = json.loads(raw[8 : 8 + n])
+    types = {"F32": np.float32, "F64": np.float64, "I32": np.int32, "I64": np.int64}
+    out = {}
+    for name, t in header.items():
+        if name == "__metadata__":
+            continue
+        a, b = t["data_offsets"]
+        data = np.frombuffer(raw[8 + n + a : 8 + n + b], dtype=types[t["dtype"]]).reshape(t["shape"])
+        out[name] = torch.from_numpy(data.copy())
+    return out
+
+
+def check_policy(path):
+    """Loss and gradient norm of AgentPolicy on drivekit's weights and inputs (param/<name>, feed/<name>)."""
+    t = read_safetensors(path)
+    m = AgentPolicy()
+    with torch.no_grad():
+        for name, p in m.named_parameters():
+            w = t["param/" + name]
+            p.copy_(w.t() if name.endswith("weight") else w)
+    feeds = {k[5:]: v for k, v in t.items() if k.startswith("feed/")}
+    loss = agent_policy_loss(m, feeds)
+    loss.backward()
+    norm = torch.sqrt(sum((p.grad.double() ** 2).sum() for p in m.parameters()))
+    return {"name": "pytorch_check_policy", "loss": loss.item(), "grad_norm": norm.item()}
+
+
 def setup(name):
     g = torch.Generator().manual_seed(2)
     if name == "bev_unet":
@@ -297,6 +422,10 @@ def setup(name):
         tok = torch.randint(0, 512, (4, 1024), generator=g)
         tgt = torch.randint(0, 512, (4, 1024), generator=g)
         return m, lambda: F.cross_entropy(m(tok).reshape(-1, 512), tgt.reshape(-1))
+    if name == "policy":
+        m = AgentPolicy()
+        feeds = agent_policy_feeds(g)
+        return m, lambda: agent_policy_loss(m, feeds)
     if name == "lidar_tokenizer":
         m = LidarTokenizer()
         feeds = lidar_tokenizer_feeds(g)
@@ -358,5 +487,8 @@ def bench(name):
 
 if __name__ == "__main__":
     torch.set_num_threads(THREADS)
-    for name in sys.argv[1:] or ["bev_unet", "token_transformer", "policy_mlp", "lidar_tokenizer"]:
+    if sys.argv[1:2] == ["--check-policy"]:
+        print(json.dumps(check_policy(sys.argv[2])), flush=True)
+        sys.exit(0)
+    for name in sys.argv[1:] or ["bev_unet", "token_transformer", "policy_mlp", "lidar_tokenizer", "policy"]:
         print(json.dumps(bench(name)), flush=True)

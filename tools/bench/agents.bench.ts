@@ -1,0 +1,248 @@
+// Learned-agent benchmarks (RTR, issue 15.6): agent-steps/s of closed-loop rollouts with the shipped policy
+// at 10,000 agents (one batched onnxruntime call per step) and of PPO iterations including the update.
+import os from 'node:os';
+import { Rng } from '../../core/rng.ts';
+import { readLearnedModel, SHIPPED_AGENT_MODEL, SyncInference } from '../../simulation/agents/learned.ts';
+import { agentKey, uniformAt } from '../../simulation/agents/agentNoise.ts';
+import { SimEnv } from '../../simulation/env.ts';
+import { Observer, observationSize } from '../../simulation/observation.ts';
+import { ActionBins } from '../../simulation/rtr/actionBins.ts';
+import { AgentModel } from '../../simulation/rtr/agentModel.ts';
+import { collectExperience } from '../../simulation/rtr/closedLoop.ts';
+import { DEFAULT_PPO, ppoUpdate } from '../../simulation/rtr/ppo.ts';
+import { drivenAgents, selectActions, writeActions } from '../../simulation/rtr/policyStep.ts';
+import { generateTown } from '../../simulation/town/town.ts';
+import { controlAllPresent } from '../../simulation/rtr/evaluate.ts';
+import type { Scenario } from '../../simulation/scenario.ts';
+import { type Benchmark, type Figure, peakRssMb } from './benchmark.ts';
+import { inChild } from './nn.bench.ts';
+import { benchBatch } from './sim.bench.ts';
+
+/** Settings: the rollout on sim_env_10000agents' scenarios; PPO on two synthetic towns, tiny iterations. */
+export const AGENTS_BENCH = {
+  rolloutScenarios: 100,
+  rolloutAgentsPerScenario: 100,
+  /** onnxruntime intra-op threads (the project's VMs have 2 cores). */
+  threads: 2,
+  trainTowns: [1, 2],
+  trainIterations: 2,
+};
+
+const ms = (v: number) => +v.toFixed(2);
+const share = (part: number, total: number) => +(part / total).toFixed(3);
+
+/**
+ * One closed-loop rollout with the learned policy (sampled actions), the parts of LearnedPolicy.act
+ * timed apart: observations, the batched inference call, action selection, and the simulator's step.
+ */
+async function rollout(
+  scenarios: Scenario[],
+  inference: SyncInference,
+  observer: Observer,
+  bins: ActionBins,
+) {
+  const env = new SimEnv(scenarios);
+  env.setDynamics('bicycle');
+  const keys = new Uint32Array(env.n);
+  for (let g = 0; g < env.n; g++) {
+    const si = env.scenarioOf[g];
+    keys[g] = agentKey(0, env.scenarios[si].id, env.rollout[si], env.rowOf[g]);
+  }
+  const size = observer.size;
+  const t = { observe: 0, infer: 0, select: 0, step: 0 };
+  // CPU time of the whole process (every thread, onnxruntime's included): on a shared, loaded machine
+  // wall time mostly measures the neighbours.
+  const cpu = { observe: 0, infer: 0, select: 0, step: 0 };
+  const cpuMs = () => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  };
+  let agentSteps = 0;
+  let obs = new Float32Array(0);
+  let action = new Int32Array(0);
+  let logp = new Float32Array(0);
+  let agents: Int32Array<ArrayBufferLike> = new Int32Array(0);
+  while (!env.done) {
+    const c0 = cpuMs();
+    const t0 = performance.now();
+    agents = drivenAgents(env, agents);
+    const n = agents.length;
+    if (obs.length < n * size) obs = new Float32Array(n * size);
+    if (action.length < n) {
+      action = new Int32Array(n);
+      logp = new Float32Array(n);
+    }
+    observer.observe(env, agents, obs.subarray(0, n * size));
+    const t1 = performance.now();
+    const c1 = cpuMs();
+    const logits = inference.run(obs, n);
+    const t2 = performance.now();
+    const c2 = cpuMs();
+    const step = env.stepCount;
+    selectActions(logits, n, bins.count, 'sample', (q) => uniformAt(keys[agents[q]], step, 11), action, logp);
+    writeActions(env, agents, action, bins);
+    const t3 = performance.now();
+    const c3 = cpuMs();
+    env.step();
+    const t4 = performance.now();
+    cpu.observe += c1 - c0;
+    cpu.infer += c2 - c1;
+    cpu.select += c3 - c2;
+    cpu.step += cpuMs() - c3;
+    t.observe += t1 - t0;
+    t.infer += t2 - t1;
+    t.select += t3 - t2;
+    t.step += t4 - t3;
+    agentSteps += n;
+  }
+  return { ...t, cpu, agentSteps, steps: env.horizon, agents: env.n };
+}
+
+async function agentsRollout(): Promise<Figure> {
+  const { bytes, spec } = readLearnedModel(SHIPPED_AGENT_MODEL);
+  const bins = new ActionBins(spec.bins);
+  const observer = new Observer(spec.observation);
+  const inference = new SyncInference(
+    bytes,
+    observationSize(spec.observation),
+    bins.count,
+    AGENTS_BENCH.threads,
+  );
+  await rollout(benchBatch(2, 200), inference, observer, bins); // warm-up (JIT, session start)
+  const r = await rollout(
+    benchBatch(AGENTS_BENCH.rolloutScenarios, AGENTS_BENCH.rolloutAgentsPerScenario),
+    inference,
+    observer,
+    bins,
+  );
+  inference.close();
+  const total = r.observe + r.infer + r.select + r.step;
+  const cpuTotal = r.cpu.observe + r.cpu.infer + r.cpu.select + r.cpu.step;
+  return {
+    name: 'agents_rollout',
+    agent_steps_per_s: Math.round(r.agentSteps / (total / 1000)),
+    agents: r.agents,
+    steps: r.steps,
+    ms_per_step: ms(total / r.steps),
+    observe_ms_per_step: ms(r.observe / r.steps),
+    inference_ms_per_step: ms(r.infer / r.steps),
+    select_ms_per_step: ms(r.select / r.steps),
+    env_step_ms_per_step: ms(r.step / r.steps),
+    inference_share: share(r.infer, total),
+    simulator_share: share(r.observe + r.select + r.step, total),
+    agent_steps_per_cpu_s: Math.round(r.agentSteps / (cpuTotal / 1000)),
+    observe_cpu_ms_per_step: ms(r.cpu.observe / r.steps),
+    inference_cpu_ms_per_step: ms(r.cpu.infer / r.steps),
+    select_cpu_ms_per_step: ms(r.cpu.select / r.steps),
+    env_step_cpu_ms_per_step: ms(r.cpu.step / r.steps),
+    inference_cpu_share: share(r.cpu.infer, cpuTotal),
+    load_average: +os.loadavg()[0].toFixed(1),
+    threads: AGENTS_BENCH.threads,
+    peak_rss_mb: Math.round(peakRssMb()),
+  };
+}
+
+/** PPO iterations (rollout + GAE inside collectExperience, then the update) on two synthetic towns. */
+async function agentsTrain(): Promise<Figure> {
+  const scenarios = controlAllPresent(
+    AGENTS_BENCH.trainTowns.map((seed) => generateTown({ seed }, 91).scenario),
+  );
+  const model = await AgentModel.create({ threads: AGENTS_BENCH.threads });
+  // Time the policy's inference inside the rollout: the rest of the rollout is the simulator's share.
+  let inferMs = 0;
+  let inferCpu = 0;
+  const cpuMs = () => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  };
+  const timed = Object.create(model) as AgentModel;
+  timed.evaluate = async (obs, n) => {
+    const t = performance.now();
+    const c = cpuMs();
+    const r = await model.evaluate(obs, n);
+    inferMs += performance.now() - t;
+    inferCpu += cpuMs() - c;
+    return r;
+  };
+  const rng = new Rng(1);
+  const run = async () => {
+    const t0 = performance.now();
+    const c0 = cpuMs();
+    const exp = await collectExperience(timed, scenarios, rng);
+    const t1 = performance.now();
+    const c1 = cpuMs();
+    await ppoUpdate(model, exp, rng, [0, 1], DEFAULT_PPO);
+    return {
+      collect: t1 - t0,
+      update: performance.now() - t1,
+      collectCpu: c1 - c0,
+      updateCpu: cpuMs() - c1,
+      samples: exp.count,
+    };
+  };
+  await run(); // warm-up
+  inferMs = 0;
+  inferCpu = 0;
+  let collect = 0;
+  let update = 0;
+  let collectCpu = 0;
+  let updateCpu = 0;
+  let samples = 0;
+  for (let i = 0; i < AGENTS_BENCH.trainIterations; i++) {
+    const r = await run();
+    collect += r.collect;
+    update += r.update;
+    collectCpu += r.collectCpu;
+    updateCpu += r.updateCpu;
+    samples += r.samples;
+  }
+  await model.dispose();
+  const total = collect + update;
+  const it = AGENTS_BENCH.trainIterations;
+  return {
+    name: 'agents_train',
+    agent_steps_per_s: Math.round(samples / (total / 1000)),
+    samples_per_iteration: Math.round(samples / it),
+    iterations: it,
+    epochs: DEFAULT_PPO.epochs,
+    minibatch: DEFAULT_PPO.minibatch,
+    ms_per_iteration: ms(total / it),
+    rollout_ms_per_iteration: ms(collect / it),
+    rollout_inference_ms_per_iteration: ms(inferMs / it),
+    update_ms_per_iteration: ms(update / it),
+    learner_share: share(update + inferMs, total),
+    simulator_share: share(collect - inferMs, total),
+    agent_steps_per_cpu_s: Math.round(samples / ((collectCpu + updateCpu) / 1000)),
+    rollout_cpu_ms_per_iteration: ms(collectCpu / it),
+    rollout_inference_cpu_ms_per_iteration: ms(inferCpu / it),
+    update_cpu_ms_per_iteration: ms(updateCpu / it),
+    learner_cpu_share: share(updateCpu + inferCpu, collectCpu + updateCpu),
+    // The learner: the network (inference in the rollout and the update); the simulator: the rest.
+    bottleneck: updateCpu + inferCpu >= collectCpu - inferCpu ? 'learner' : 'simulator',
+    load_average: +os.loadavg()[0].toFixed(1),
+    threads: AGENTS_BENCH.threads,
+    peak_rss_mb: Math.round(peakRssMb()),
+  };
+}
+
+export const benchmarks: Benchmark[] = [
+  {
+    // The policy's training step, also timed against PyTorch by npm run bench:pytorch -- policy.
+    names: ['train_step_policy'],
+    async run(emit) {
+      emit(await inChild('step', 'policy'));
+    },
+  },
+  {
+    names: ['agents_rollout'],
+    async run(emit) {
+      emit(await agentsRollout());
+    },
+  },
+  {
+    names: ['agents_train'],
+    async run(emit) {
+      emit(await agentsTrain());
+    },
+  },
+];
