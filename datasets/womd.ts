@@ -4,6 +4,9 @@ import { InputError } from '../core/errors.ts';
 import { readTfRecordFile, writeTfRecordFile } from './tfrecord.ts';
 import { scenarioType } from './womd/scenario.proto.ts';
 
+/** WOMD speed limits are in miles per hour. */
+export const MPH_TO_MPS = 0.44704;
+
 /** Track.ObjectType values. */
 export const WOMD_OBJECT_TYPE = { unset: 0, vehicle: 1, pedestrian: 2, cyclist: 3, other: 4 } as const;
 
@@ -36,12 +39,22 @@ export interface WomdTrack {
   valid: Uint8Array;
 }
 
+/** map.proto BoundarySegment: a stretch of a lane bounded by a road line or edge. */
+export interface WomdBoundary {
+  laneStartIndex: number;
+  laneEndIndex: number;
+  boundaryFeatureId: number;
+  /** RoadLine.RoadLineType. */
+  boundaryType: number;
+}
+
 export interface WomdLaneNeighbor {
   featureId: number;
   selfStartIndex: number;
   selfEndIndex: number;
   neighborStartIndex: number;
   neighborEndIndex: number;
+  boundaries: WomdBoundary[];
 }
 
 export interface WomdLane {
@@ -55,6 +68,8 @@ export interface WomdLane {
   exitLanes: number[];
   leftNeighbors: WomdLaneNeighbor[];
   rightNeighbors: WomdLaneNeighbor[];
+  leftBoundaries: WomdBoundary[];
+  rightBoundaries: WomdBoundary[];
 }
 
 export type WomdPolyKind = 'road_line' | 'road_edge' | 'crosswalk' | 'speed_bump' | 'driveway';
@@ -120,6 +135,15 @@ function points(list: PbPoint[] | undefined): Float64Array {
   return out;
 }
 
+function boundaries(list: Pb[] | undefined): WomdBoundary[] {
+  return (list ?? []).map((b) => ({
+    laneStartIndex: Number(b.lane_start_index ?? 0),
+    laneEndIndex: Number(b.lane_end_index ?? 0),
+    boundaryFeatureId: Number(b.boundary_feature_id ?? 0),
+    boundaryType: Number(b.boundary_type ?? 0),
+  }));
+}
+
 function neighbors(list: Pb[] | undefined): WomdLaneNeighbor[] {
   return (list ?? []).map((n) => ({
     featureId: Number(n.feature_id ?? 0),
@@ -127,6 +151,7 @@ function neighbors(list: Pb[] | undefined): WomdLaneNeighbor[] {
     selfEndIndex: Number(n.self_end_index ?? 0),
     neighborStartIndex: Number(n.neighbor_start_index ?? 0),
     neighborEndIndex: Number(n.neighbor_end_index ?? 0),
+    boundaries: boundaries(n.boundaries as Pb[]),
   }));
 }
 
@@ -194,6 +219,8 @@ export function decodeWomdScenario(bytes: Uint8Array, where: string): WomdScenar
         exitLanes: ((l.exit_lanes as number[]) ?? []).map(Number),
         leftNeighbors: neighbors(l.left_neighbors as Pb[]),
         rightNeighbors: neighbors(l.right_neighbors as Pb[]),
+        leftBoundaries: boundaries(l.left_boundaries as Pb[]),
+        rightBoundaries: boundaries(l.right_boundaries as Pb[]),
       });
     } else if (f.road_line || f.road_edge) {
       const r = (f.road_line ?? f.road_edge) as Pb;
@@ -263,6 +290,15 @@ function pointObjects(p: Float64Array): PbPoint[] {
   return out;
 }
 
+function boundaryObjects(list: readonly WomdBoundary[] | undefined): Pb[] {
+  return (list ?? []).map((b) => ({
+    lane_start_index: b.laneStartIndex,
+    lane_end_index: b.laneEndIndex,
+    boundary_feature_id: b.boundaryFeatureId,
+    boundary_type: b.boundaryType,
+  }));
+}
+
 function neighborObjects(list: WomdLaneNeighbor[]): Pb[] {
   return list.map((n) => ({
     feature_id: n.featureId,
@@ -270,6 +306,7 @@ function neighborObjects(list: WomdLaneNeighbor[]): Pb[] {
     self_end_index: n.selfEndIndex,
     neighbor_start_index: n.neighborStartIndex,
     neighbor_end_index: n.neighborEndIndex,
+    boundaries: boundaryObjects(n.boundaries),
   }));
 }
 
@@ -288,6 +325,8 @@ export function encodeWomdScenario(s: WomdScenario): Uint8Array {
         exit_lanes: l.exitLanes,
         left_neighbors: neighborObjects(l.leftNeighbors),
         right_neighbors: neighborObjects(l.rightNeighbors),
+        left_boundaries: boundaryObjects(l.leftBoundaries),
+        right_boundaries: boundaryObjects(l.rightBoundaries),
       },
     })),
     ...s.features.map((f) => {

@@ -1,5 +1,5 @@
 // Save and load a Scenario: as one JSON file (`*.json`, format drivekit.scenario/1) or as a directory
-// of Arrow IPC files (agents/agent_info/lanes/map_features/traffic_lights.arrow; see scenarioTables.ts).
+// of Arrow IPC files (agents, agent_info, lanes, map_features, traffic_lights, lane_links; see scenarioTables.ts).
 import fs from 'node:fs';
 import path from 'node:path';
 import { RecordBatchFileWriter, type RecordBatch, Table } from 'apache-arrow';

@@ -104,23 +104,20 @@ const DESCRIPTOR = {
               },
             },
             MapPoint: msg({ x: opt('double', 1), y: opt('double', 2), z: opt('double', 3) }),
-            LaneNeighbor: msg(
-              {
-                feature_id: opt('int64', 1),
-                self_start_index: opt('int32', 2),
-                self_end_index: opt('int32', 3),
-                neighbor_start_index: opt('int32', 4),
-                neighbor_end_index: opt('int32', 5),
-                boundaries: rep('BoundarySegment', 6),
-              },
-              {
-                BoundarySegment: msg({
-                  lane_start_index: opt('int32', 1),
-                  lane_end_index: opt('int32', 2),
-                  lane_boundary: opt('RoadLine.RoadLineType', 3),
-                }),
-              },
-            ),
+            BoundarySegment: msg({
+              lane_start_index: opt('int32', 1),
+              lane_end_index: opt('int32', 2),
+              boundary_feature_id: opt('int64', 3),
+              boundary_type: opt('RoadLine.RoadLineType', 4),
+            }),
+            LaneNeighbor: msg({
+              feature_id: opt('int64', 1),
+              self_start_index: opt('int32', 2),
+              self_end_index: opt('int32', 3),
+              neighbor_start_index: opt('int32', 4),
+              neighbor_end_index: opt('int32', 5),
+              boundaries: rep('BoundarySegment', 6),
+            }),
             LaneCenter: msg(
               {
                 speed_limit_mph: opt('double', 1),
@@ -129,6 +126,8 @@ const DESCRIPTOR = {
                 polyline: rep('MapPoint', 8),
                 entry_lanes: packed('int64', 9),
                 exit_lanes: packed('int64', 10),
+                left_boundaries: rep('BoundarySegment', 13),
+                right_boundaries: rep('BoundarySegment', 14),
                 left_neighbors: rep('LaneNeighbor', 11),
                 right_neighbors: rep('LaneNeighbor', 12),
               },
@@ -164,7 +163,7 @@ const DESCRIPTOR = {
                 },
               },
             ),
-            StopSign: msg({ lane: packed('int64', 1), position: opt('MapPoint', 2) }),
+            StopSign: msg({ lane: unpacked('int64', 1), position: opt('MapPoint', 2) }),
             Crosswalk: msg({ polygon: rep('MapPoint', 1) }),
             SpeedBump: msg({ polygon: rep('MapPoint', 1) }),
             Driveway: msg({ polygon: rep('MapPoint', 1) }),

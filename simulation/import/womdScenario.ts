@@ -1,15 +1,14 @@
-// Waymo Open Motion `Scenario` ⇄ the simulator's Scenario model: tracks become agents (10 Hz, the SDC
-// as ego, every agent valid at the current step controlled, as in the Sim Agents challenge), lanes,
-// road edges, crosswalks, stop signs and signal states become the map.
+// Waymo Open Motion `Scenario` → the simulator's Scenario model: tracks become agents (10 Hz, the SDC
+// as ego, every agent valid at the current step controlled, as in the Sim Agents challenge), the map
+// features of every kind and the signal states become the map (export: simulation/export/womdExport.ts).
 import { pointAtArcLength, projectOntoPolyline } from '../../core/geometry/polyline.ts';
 import {
+  MPH_TO_MPS,
   WOMD_OBJECT_TYPE,
   WOMD_SIGNAL,
-  type WomdLane,
-  type WomdPolyFeature,
+  type WomdBoundary,
+  type WomdLaneNeighbor,
   type WomdScenario,
-  type WomdSignalState,
-  type WomdStopSign,
   type WomdTrack,
 } from '../../datasets/womd.ts';
 import {
@@ -17,14 +16,23 @@ import {
   type AgentType,
   emptyMap,
   type Lane,
+  type LaneBoundary,
+  type LaneNeighborSpan,
+  LANE_TYPES,
   LIGHT,
+  type MapFeature,
+  NO_SIGNAL_STATE,
+  ROAD_EDGE_TYPES,
+  ROAD_LINE_TYPES,
   type Scenario,
   type StopLine,
   type TrafficLight,
 } from '../scenario.ts';
 import { upperMedian } from '../../core/stats.ts';
 
-export const MPH_TO_MPS = 0.44704;
+export { MPH_TO_MPS } from '../../datasets/womd.ts';
+// The export lives beside the other exporters; re-exported here, where callers found it before.
+export { scenarioToWomd } from '../export/womdExport.ts';
 
 /** Conversion settings (WOMD has no lane widths: they come from neighbouring lanes or a default). */
 export interface WomdImportConfig {
@@ -69,16 +77,6 @@ export function lightFromSignal(state: number): number {
   }
 }
 
-function signalFromLight(light: number): number {
-  return light === LIGHT.red
-    ? WOMD_SIGNAL.stop
-    : light === LIGHT.yellow
-      ? WOMD_SIGNAL.caution
-      : light === LIGHT.green
-        ? WOMD_SIGNAL.go
-        : WOMD_SIGNAL.unknown;
-}
-
 function xyOf(points: Float64Array): Float32Array {
   const n = points.length / 3;
   const out = new Float32Array(2 * n);
@@ -87,6 +85,41 @@ function xyOf(points: Float64Array): Float32Array {
     out[2 * i + 1] = points[3 * i + 1];
   }
   return out;
+}
+
+function zOf(points: Float64Array): Float32Array {
+  const out = new Float32Array(points.length / 3);
+  for (let i = 0; i < out.length; i++) out[i] = points[3 * i + 2];
+  return out;
+}
+
+/** A polyline/polygon feature with its heights and (for lines and edges) its type name. */
+function featureOf(id: number, points: Float64Array, type?: string): MapFeature {
+  return { id, xy: xyOf(points), z: zOf(points), ...(type === undefined ? {} : { type }) };
+}
+
+const nameOf = (names: readonly string[], code: number) => names[code] ?? names[0];
+
+function boundariesOf(list: WomdBoundary[]): LaneBoundary[] {
+  return list.map((b) => ({
+    laneStartIndex: b.laneStartIndex,
+    laneEndIndex: b.laneEndIndex,
+    featureId: b.boundaryFeatureId,
+    type: nameOf(ROAD_LINE_TYPES, b.boundaryType),
+  }));
+}
+
+function spansOf(list: WomdLaneNeighbor[], keepId: (id: number) => boolean): LaneNeighborSpan[] {
+  return list
+    .filter((n) => keepId(n.featureId))
+    .map((n) => ({
+      laneId: n.featureId,
+      selfStartIndex: n.selfStartIndex,
+      selfEndIndex: n.selfEndIndex,
+      neighborStartIndex: n.neighborStartIndex,
+      neighborEndIndex: n.neighborEndIndex,
+      boundaries: boundariesOf(n.boundaries),
+    }));
 }
 
 /** A stop line across `lane` at the point of the lane closest to (x, y): perpendicular, one lane wide. */
@@ -100,6 +133,17 @@ function stopLineAcross(lane: Lane, x: number, y: number, id: number): StopLine 
   return { id, laneId: lane.id, xy: Float32Array.of(px + s * h, py - c * h, px - s * h, py + c * h) };
 }
 
+function scoredRows(w: WomdScenario, n: number) {
+  const rows = new Map<number, number>();
+  for (const r of w.tracksToPredict)
+    if (r.trackIndex >= 0 && r.trackIndex < n && !rows.has(r.trackIndex))
+      rows.set(r.trackIndex, r.difficulty);
+  return {
+    tracksToPredict: Int32Array.from(rows.keys()),
+    predictionDifficulty: Uint8Array.from(rows.values()),
+  };
+}
+
 export function womdToScenario(w: WomdScenario, cfg: WomdImportConfig = DEFAULT_WOMD_IMPORT): Scenario {
   const T = w.timestampsSeconds.length;
   const n = w.tracks.length;
@@ -109,6 +153,10 @@ export function womdToScenario(w: WomdScenario, cfg: WomdImportConfig = DEFAULT_
   const controlled = new Uint8Array(n);
   const goalX = new Float32Array(n).fill(NaN);
   const goalY = new Float32Array(n).fill(NaN);
+  // WOMD states a box per step (sizes vary by a few cm between steps): kept for the export.
+  a.stepLength = new Float32Array(n * T);
+  a.stepWidth = new Float32Array(n * T);
+  a.stepHeight = new Float32Array(n * T);
   w.tracks.forEach((tr: WomdTrack, i) => {
     a.ids[i] = tr.id;
     a.types[i] = TYPE_NAMES[tr.objectType] ?? 'other';
@@ -128,6 +176,9 @@ export function womdToScenario(w: WomdScenario, cfg: WomdImportConfig = DEFAULT_
       a.vx[k] = tr.velocityX[t];
       a.vy[k] = tr.velocityY[t];
       a.valid[k] = tr.valid[t];
+      a.stepLength![k] = tr.length[t];
+      a.stepWidth![k] = tr.width[t];
+      a.stepHeight![k] = tr.height[t];
       if (tr.valid[t]) last = t;
     }
     controlled[i] = tr.valid[cur];
@@ -144,6 +195,8 @@ export function womdToScenario(w: WomdScenario, cfg: WomdImportConfig = DEFAULT_
   const signalLanes = new Set<number>();
   for (const step of w.dynamicMapStates) for (const ls of step) signalLanes.add(ls.lane);
   for (const l of w.lanes) {
+    const left = spansOf(l.leftNeighbors, (id) => laneIds.has(id));
+    const right = spansOf(l.rightNeighbors, (id) => laneIds.has(id));
     map.lanes.push({
       id: l.id,
       xy: xyOf(l.polyline),
@@ -151,9 +204,16 @@ export function womdToScenario(w: WomdScenario, cfg: WomdImportConfig = DEFAULT_
       speedLimitMps: l.speedLimitMph * MPH_TO_MPS,
       successors: keep(l.exitLanes),
       predecessors: keep(l.entryLanes),
-      leftNeighbors: keep(l.leftNeighbors.map((nb) => nb.featureId)),
-      rightNeighbors: keep(l.rightNeighbors.map((nb) => nb.featureId)),
+      leftNeighbors: left.map((nb) => nb.laneId),
+      rightNeighbors: right.map((nb) => nb.laneId),
       inIntersection: false,
+      z: zOf(l.polyline),
+      laneType: nameOf(LANE_TYPES, l.laneType) as Lane['laneType'],
+      interpolating: l.interpolating,
+      leftBoundaries: boundariesOf(l.leftBoundaries),
+      rightBoundaries: boundariesOf(l.rightBoundaries),
+      leftNeighborSpans: left,
+      rightNeighborSpans: right,
     });
   }
   const lanes = new Map(map.lanes.map((l) => [l.id, l]));
@@ -177,10 +237,19 @@ export function womdToScenario(w: WomdScenario, cfg: WomdImportConfig = DEFAULT_
     const forked = lane.predecessors.some((p) => (lanes.get(p)?.successors.length ?? 0) > 1);
     lane.inIntersection = signalLanes.has(lane.id) || (forked && nbs.length === 0);
   }
+  map.roadLines = [];
+  map.speedBumps = [];
+  map.driveways = [];
   for (const f of w.features) {
-    if (f.kind === 'road_edge') map.roadEdges.push({ id: f.id, xy: xyOf(f.points) });
-    else if (f.kind === 'crosswalk') map.crosswalks.push({ id: f.id, xy: xyOf(f.points) });
+    if (f.kind === 'road_edge')
+      map.roadEdges.push(featureOf(f.id, f.points, nameOf(ROAD_EDGE_TYPES, f.type)));
+    else if (f.kind === 'road_line')
+      map.roadLines.push(featureOf(f.id, f.points, nameOf(ROAD_LINE_TYPES, f.type)));
+    else if (f.kind === 'crosswalk') map.crosswalks.push(featureOf(f.id, f.points));
+    else if (f.kind === 'speed_bump') map.speedBumps.push(featureOf(f.id, f.points));
+    else map.driveways.push(featureOf(f.id, f.points));
   }
+  map.stopSigns = w.stopSigns.map((g) => ({ id: g.id, lanes: [...g.lanes], x: g.x, y: g.y, z: g.z }));
   // Stop lines: one per (stop sign, lane) at the lane point nearest the sign, one per signalled lane.
   let fresh =
     Math.max(
@@ -201,13 +270,22 @@ export function womdToScenario(w: WomdScenario, cfg: WomdImportConfig = DEFAULT_
     for (const ls of step) {
       let light = lights.get(ls.lane);
       if (!light) {
-        light = { laneId: ls.lane, stopX: ls.stopX, stopY: ls.stopY, states: new Uint8Array(T) };
+        light = {
+          laneId: ls.lane,
+          stopX: ls.stopX,
+          stopY: ls.stopY,
+          stopZ: ls.stopZ,
+          states: new Uint8Array(T),
+          signalStates: new Uint8Array(T).fill(NO_SIGNAL_STATE),
+        };
         lights.set(ls.lane, light);
       }
       light.states[t] = lightFromSignal(ls.state);
+      light.signalStates![t] = ls.state;
     }
   });
-  for (const light of [...lights.values()].sort((p, q) => p.laneId - q.laneId)) {
+  // In the source's order (first listed first): the export lists them the same way.
+  for (const light of lights.values()) {
     map.trafficLights.push(light);
     const lane = lanes.get(light.laneId);
     // Derived stop lines get negative ids (−1 − lane id): never exported, rebuilt from the signal.
@@ -221,132 +299,15 @@ export function womdToScenario(w: WomdScenario, cfg: WomdImportConfig = DEFAULT_
     map,
     agents: a,
     egoIndex: w.sdcTrackIndex >= 0 && w.sdcTrackIndex < n ? w.sdcTrackIndex : -1,
-    // The agents the Sim Agents challenge scores besides the SDC (rows out of range are dropped).
-    tracksToPredict: Int32Array.from(
-      new Set(w.tracksToPredict.map((r) => r.trackIndex).filter((r) => r >= 0 && r < n)),
-    ),
+    // The agents the Sim Agents challenge scores besides the SDC (rows out of range or repeated are
+    // dropped), with their difficulty.
+    ...scoredRows(w, n),
+    objectsOfInterest: Int32Array.from(w.objectsOfInterest),
+    timestampsS: Float64Array.from(w.timestampsSeconds),
     controlled,
     goalX,
     goalY,
     routes: Array.from({ length: n }, () => []),
     source: 'womd',
-  };
-}
-
-/**
- * A Scenario as a WOMD Scenario: tracks with the per-agent size at every step, lanes (speed limits in
- * mph, neighbours over the whole polyline), road edges, crosswalks, stop lines as single-lane stop
- * signs (except those rebuilt from signals), signal states. Lane widths, drivable-area and sidewalk
- * polygons have no WOMD field and are not written.
- */
-export function scenarioToWomd(s: Scenario): WomdScenario {
-  const T = s.numSteps;
-  const a = s.agents;
-  const typeCode: Record<AgentType, number> = {
-    vehicle: WOMD_OBJECT_TYPE.vehicle,
-    pedestrian: WOMD_OBJECT_TYPE.pedestrian,
-    cyclist: WOMD_OBJECT_TYPE.cyclist,
-    other: WOMD_OBJECT_TYPE.other,
-  };
-  const tracks: WomdTrack[] = Array.from(a.ids, (id, i) => {
-    const sl = <A extends Float32Array | Uint8Array>(arr: A) => arr.slice(i * T, (i + 1) * T) as A;
-    return {
-      id,
-      objectType: typeCode[a.types[i]],
-      centerX: Float64Array.from(sl(a.x)),
-      centerY: Float64Array.from(sl(a.y)),
-      centerZ: Float64Array.from(sl(a.z)),
-      length: new Float32Array(T).fill(a.length[i]),
-      width: new Float32Array(T).fill(a.width[i]),
-      height: new Float32Array(T).fill(a.height[i]),
-      heading: sl(a.yaw),
-      velocityX: sl(a.vx),
-      velocityY: sl(a.vy),
-      valid: sl(a.valid),
-    };
-  });
-  // WOMD feature ids are unique across kinds; keep ours when they are, else renumber the non-lanes.
-  const used = new Set(s.map.lanes.map((l) => l.id));
-  let next = Math.max(0, ...used) + 1;
-  const unique = (id: number) => {
-    if (id >= 0 && !used.has(id)) {
-      used.add(id);
-      return id;
-    }
-    while (used.has(next)) next++;
-    used.add(next);
-    return next;
-  };
-  const xyz = (xy: Float32Array) => {
-    const out = new Float64Array((xy.length / 2) * 3);
-    for (let i = 0; i < xy.length / 2; i++) {
-      out[3 * i] = xy[2 * i];
-      out[3 * i + 1] = xy[2 * i + 1];
-    }
-    return out;
-  };
-  const full = (lane: Lane, nb: number) => ({
-    featureId: nb,
-    selfStartIndex: 0,
-    selfEndIndex: lane.xy.length / 2 - 1,
-    neighborStartIndex: 0,
-    neighborEndIndex: 0,
-  });
-  const lanes: WomdLane[] = s.map.lanes.map((l) => ({
-    id: l.id,
-    speedLimitMph: l.speedLimitMps / MPH_TO_MPS,
-    laneType: l.widthM < 2.2 ? 3 : 2,
-    interpolating: false,
-    polyline: xyz(l.xy),
-    entryLanes: l.predecessors,
-    exitLanes: l.successors,
-    leftNeighbors: l.leftNeighbors.map((nb) => full(l, nb)),
-    rightNeighbors: l.rightNeighbors.map((nb) => full(l, nb)),
-  }));
-  const features: WomdPolyFeature[] = [
-    ...s.map.roadEdges.map((f) => ({
-      id: unique(f.id),
-      kind: 'road_edge' as const,
-      type: 1,
-      points: xyz(f.xy),
-    })),
-    ...s.map.crosswalks.map((f) => ({
-      id: unique(f.id),
-      kind: 'crosswalk' as const,
-      type: 0,
-      points: xyz(f.xy),
-    })),
-  ];
-  const signalled = new Set(s.map.trafficLights.map((l) => l.laneId));
-  const stopSigns: WomdStopSign[] = s.map.stopLines
-    .filter((l) => !(l.id < 0 && signalled.has(l.laneId)))
-    .map((l) => ({
-      id: unique(l.id),
-      lanes: [l.laneId],
-      x: (l.xy[0] + l.xy[l.xy.length - 2]) / 2,
-      y: (l.xy[1] + l.xy[l.xy.length - 1]) / 2,
-      z: 0,
-    }));
-  const dyn: WomdSignalState[][] = Array.from({ length: T }, (_, t) =>
-    s.map.trafficLights.map((l) => ({
-      lane: l.laneId,
-      state: signalFromLight(l.states[t]),
-      stopX: l.stopX,
-      stopY: l.stopY,
-      stopZ: 0,
-    })),
-  );
-  return {
-    scenarioId: s.id,
-    timestampsSeconds: Float64Array.from({ length: T }, (_, t) => t * s.dtS),
-    currentTimeIndex: s.currentStep,
-    sdcTrackIndex: s.egoIndex,
-    objectsOfInterest: [],
-    tracksToPredict: Array.from(s.tracksToPredict ?? [], (trackIndex) => ({ trackIndex, difficulty: 0 })),
-    tracks,
-    lanes,
-    features,
-    stopSigns,
-    dynamicMapStates: dyn,
   };
 }

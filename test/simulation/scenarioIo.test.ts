@@ -55,6 +55,7 @@ describe('scenario I/O', () => {
     expect(fs.readdirSync(dir).sort()).toEqual([
       'agent_info.arrow',
       'agents.arrow',
+      'lane_links.arrow',
       'lanes.arrow',
       'map_features.arrow',
       'traffic_lights.arrow',

@@ -18,7 +18,7 @@ import { exportParquet } from '../../simulation/export/parquetExport.ts';
 import { LIDAR_MODELS, type LidarModel } from '../../simulation/lidar/beams.ts';
 import { readRolloutGroups, readRolloutSet, SIM_FILES } from '../../simulation/export/rolloutSet.ts';
 import { WOSAC_SUBMISSION, writeWosacSubmission } from '../../simulation/export/wosacExport.ts';
-import { scenarioToWomd } from '../../simulation/import/womdScenario.ts';
+import { scenarioToWomd, womdExportLosses } from '../../simulation/export/womdExport.ts';
 import type { Scenario } from '../../simulation/scenario.ts';
 import { saveScenario } from '../../simulation/scenarioIo.ts';
 import { scenarioToAgentStates } from '../../simulation/scenarioTables.ts';
@@ -67,9 +67,13 @@ function fileStem(s: Scenario, i: number): string {
   return `${String(i).padStart(4, '0')}-${s.id.replace(/[^A-Za-z0-9._-]+/g, '_')}`;
 }
 
-export async function runExport(
-  opts: ExportOptions,
-): Promise<{ format: ExportFormat; scenarios: number; files: string[] }> {
+export async function runExport(opts: ExportOptions): Promise<{
+  format: ExportFormat;
+  scenarios: number;
+  files: string[];
+  /** womd: what the scenarios held that a WOMD file cannot, counted by what (empty: nothing). */
+  dropped?: Record<string, number>;
+}> {
   if (!EXPORT_FORMATS.includes(opts.format as ExportFormat))
     throw new InputError('--format', `unknown format '${opts.format}' (known: ${EXPORT_FORMATS.join(', ')})`);
   const format = opts.format as ExportFormat;
@@ -84,6 +88,7 @@ export async function runExport(
   const out = exportTarget(opts);
   makeDirs(out);
   const files: string[] = [];
+  const dropped: Record<string, number> = {};
   if (format === 'arrow') {
     const file = path.join(out, 'trajectories.arrow');
     await writeArrowFile(
@@ -118,6 +123,13 @@ export async function runExport(
     const file = path.join(out, 'scenarios.tfrecord');
     writeWomdFile(file, scenarios.map(scenarioToWomd));
     files.push(file);
+    for (const s of scenarios)
+      for (const [what, n] of Object.entries(womdExportLosses(s))) dropped[what] = (dropped[what] ?? 0) + n;
+    const said = Object.entries(dropped).map(([what, n]) => `${n} ${what.replace(/_/g, ' ')}`);
+    if (said.length)
+      process.stderr.write(
+        `note: the WOMD export dropped (no WOMD field, or no value to write): ${said.join(', ')}\n`,
+      );
   }
   if (opts.lidar) {
     const model = (opts.lidarModel ?? 'hdl64') as LidarModel;
@@ -139,7 +151,7 @@ export async function runExport(
     }
     bar.stop();
   }
-  return { format, scenarios: scenarios.length, files };
+  return { format, scenarios: scenarios.length, files, ...(format === 'womd' ? { dropped } : {}) };
 }
 
 /**
