@@ -17,6 +17,8 @@ import {
 import { openViewerSource } from '../../../tools/viewer/openSource.ts';
 import { startViewerServer, type ViewerServer } from '../../../tools/viewer/server.ts';
 import type { ViewerSource } from '../../../tools/viewer/viewerSource.ts';
+import { LogReader } from '../../../datasets/logstore.ts';
+import { writeForecastFile } from '../../../worldmodel/forecastFile.ts';
 import { decodePng, type Rgba } from './decodePng.ts';
 
 // CI installs chromium (.ci/run), so there a missing browser fails the test instead of skipping it.
@@ -24,6 +26,7 @@ const suite = hasChromium() || process.env.CI ? describe : describe.skip;
 
 const BACKGROUND = [0x0d, 0x11, 0x17];
 const MAGENTA = [0xff, 0x00, 0xff]; // ground-truth boxes (page/colours.js)
+const ORANGE = [0xff, 0x7a, 0x00]; // predicted sweep
 
 let tmp: string;
 let source: ViewerSource;
@@ -46,7 +49,21 @@ beforeAll(async () => {
     sensor: { azimuthSteps: 512 },
     workers: 1,
   });
-  source = await openViewerSource(log);
+  // A forecast of frame 2 made at frame 0: the true sweep moved 3 m ahead (what a model might predict).
+  const reader = await LogReader.open(log);
+  const truth = (await reader.readFrame(2)).points;
+  await reader.close();
+  const forecast = path.join(tmp, 'forecast.arrow');
+  await writeForecastFile(forecast, [
+    {
+      startFrame: 0,
+      targetFrame: 2,
+      horizonS: 0.2,
+      rays: 'truth',
+      points: { x: truth.x.map((v) => v + 3), y: truth.y, z: truth.z },
+    },
+  ]);
+  source = await openViewerSource(log, { forecast });
   server = await startViewerServer(source, { port: 0 });
   browser = await launchChromium({ width: 800, height: 600 });
   page = await browser.context.newPage();
@@ -67,16 +84,18 @@ const near = (d: Uint8Array, o: number, c: number[], tol: number) =>
   Math.abs(d[o] - c[0]) <= tol && Math.abs(d[o + 1] - c[1]) <= tol && Math.abs(d[o + 2] - c[2]) <= tol;
 
 /** Pixels of the view area that are not background, and those of the ground-truth box colour. */
-function count(img: Rgba): { drawn: number; magenta: number; total: number } {
+function count(img: Rgba): { drawn: number; magenta: number; orange: number; total: number } {
   let drawn = 0;
   let magenta = 0;
+  let orange = 0;
   for (let y = top; y < bottom; y++)
     for (let x = 0; x < img.width; x++) {
       const o = 4 * (y * img.width + x);
       if (!near(img.data, o, BACKGROUND, 12)) drawn++;
       if (near(img.data, o, MAGENTA, 40)) magenta++;
+      if (near(img.data, o, ORANGE, 40)) orange++;
     }
-  return { drawn, magenta, total: (bottom - top) * img.width };
+  return { drawn, magenta, orange, total: (bottom - top) * img.width };
 }
 
 /** Pixels of the view area that differ between two pictures. */
@@ -99,7 +118,13 @@ async function setLayer(layer: string, on: boolean): Promise<void> {
 suite('drivekit view in headless Chromium', () => {
   it('draws the sweep and its ground-truth boxes (pixels), toggles them, and scrubs to another frame', async () => {
     const info = await page.evaluate('window.viewer.info');
-    expect(info).toMatchObject({ kind: 'log', frame_count: 3, box_sets: ['labels'], has_map: true });
+    expect(info).toMatchObject({
+      kind: 'log',
+      frame_count: 3,
+      box_sets: ['labels'],
+      has_map: true,
+      has_forecast: true,
+    });
     expect(await viewerFrame(page)).toBe('0');
     const all = count(await shot());
 
@@ -122,6 +147,7 @@ suite('drivekit view in headless Chromium', () => {
     expect(count(await shot()).drawn).toBeLessThan(0.001 * pointsOnly.total);
 
     for (const l of ['points', 'boxes:labels', 'agents:scenario', 'map']) await setLayer(l, true);
+    expect(all.orange).toBe(0); // frame 0 has no forecast
     const frame0 = await shot();
     expect(count(frame0).drawn).toBeGreaterThanOrEqual(all.drawn * 0.99);
 
@@ -135,7 +161,23 @@ suite('drivekit view in headless Chromium', () => {
     const saved = path.join(tmp, 'view-frame-2.png');
     fs.writeFileSync(saved, png);
     expect(fs.statSync(saved).size).toBeGreaterThan(1000);
+
+    // Frame 2 has the forecast: its predicted sweep is drawn in orange, and goes with its toggle.
+    expect(count(frame2).orange).toBeGreaterThan(200);
+    await setLayer('forecast', false);
+    expect(count(await shot()).orange).toBeLessThan(count(frame2).orange / 10);
   }, 30_000);
+
+  it('steps, recolours and moves the camera', async () => {
+    await page.locator('#prev').click();
+    await waitForViewerFrame(page, 1);
+    const byHeight = await shot();
+    await page.selectOption('#colour', 'ring');
+    const byRing = await shot();
+    expect(differing(byHeight, byRing)).toBeGreaterThan(0.01 * count(byHeight).total);
+    await page.selectOption('#camera', 'top');
+    expect(differing(byRing, await shot())).toBeGreaterThan(0.01 * count(byHeight).total);
+  }, 20_000);
 
   it('serves frames one at a time: binary points, Arrow IPC, per-frame scene; 404 past the end', async () => {
     const get = (p: string) => fetch(new URL(p, server.url));
