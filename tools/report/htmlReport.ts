@@ -24,6 +24,7 @@ export interface HtmlReportConfig {
 export const DEFAULT_HTML_REPORT_CONFIG: HtmlReportConfig = {
   markdown: 'report.md',
   out: 'report.html',
+  // The demo's logs sit at most two levels down (out/demo/eval-real/av2); one more for a run's own folders.
   searchDepth: 3,
   // The tokenizer's, the world model's and the agents' logged figures (train-log.jsonl, agent.json curve).
   curveKeys: [
@@ -37,6 +38,7 @@ export const DEFAULT_HTML_REPORT_CONFIG: HtmlReportConfig = {
     'offroad',
     'lambda',
   ],
+  // More points than a 560-pixel-wide panel can show only make the page heavier.
   maxCurvePoints: 400,
 };
 
@@ -210,7 +212,7 @@ export function writeHtmlReport(
     const name = path.relative(process.cwd(), f) || f;
     const svg = curvesSvg(name, x, series);
     curves.push(
-      `<figure><img src="${dataUri(MIME['.svg'], Buffer.from(svg))}" alt="training curves of ${escapeHtml(name)}"><figcaption><code>${escapeHtml(name)}</code></figcaption></figure>`,
+      `<figure><img src="${dataUri(MIME['.svg'], Buffer.from(svg))}" alt="training curves of ${escapeHtml(name)}"></figure>`,
     );
   }
   if (curves.length)
