@@ -9,6 +9,7 @@ import { realData } from '../../core/paths.ts';
 import { WOSAC_COMPONENTS } from '../../simulation/metrics/wosac/config.ts';
 import { loadScenarios } from '../../simulation/scenarioSources.ts';
 import { runSim } from '../../tools/commands/sim.ts';
+import { snakeCase } from '../../tools/cliOptions.ts';
 import { RESULT_AGENTS } from '../../tools/report/wosacResults.ts';
 import { wosacRow, wosacScores } from '../../tools/report/wosacTable.ts';
 import { describeWithSharedData, itWithSharedData } from '../sharedData.ts';
@@ -29,7 +30,10 @@ describeWithSharedData('WOSAC results on the real WOMD scenario', () => {
       const file = JSON.parse(fs.readFileSync(path.join(out, 'metrics.json'), 'utf8'));
       expect(file.wosac.rows[0].scenario_id).toBe('637f20cafde22ff8');
       expect(file.wosac.rows[0].scored_agents).toBe(4); // the SDC + 3 tracks_to_predict
-      expect(Object.keys(file.wosac.rows[0].components).sort()).toEqual([...WOSAC_COMPONENTS].sort());
+      // Component names in snake_case like every JSON key (and Waymo's own metric names).
+      expect(Object.keys(file.wosac.rows[0].components).sort()).toEqual(
+        WOSAC_COMPONENTS.map(snakeCase).sort(),
+      );
     },
     60_000,
   );
