@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { checkRedis, parseRedisUrl } from '../scaleout/connection.ts';
 import { formatReports, reportQueues } from '../scaleout/listJobs.ts';
 import { intOption } from '../numberOption.ts';
+import { printJson } from '../cliOptions.ts';
 
 export function register(program: Command): void {
   program
@@ -20,6 +21,7 @@ export function register(program: Command): void {
       const connection = parseRedisUrl(opts.redis);
       await checkRedis(connection, opts.redis);
       const reports = await reportQueues(connection, opts.queue, opts.failures);
-      process.stdout.write((opts.json ? JSON.stringify(reports) : formatReports(reports)) + '\n');
+      if (opts.json) printJson(reports);
+      else process.stdout.write(formatReports(reports) + '\n');
     });
 }
