@@ -15,8 +15,11 @@ import { type AgentType, LIGHT, type MapFeature, type Scenario } from '../scenar
 /** Frames, topics and colours of the MCAP form of a scenario (docs/formats.md). */
 export const SCENARIO_MCAP = {
   worldFrame: 'world',
-  /** The ego's frame (the same name as a log's vehicle frame, so a rendered LiDAR log lines up). */
-  egoFrame: 'vehicle',
+  /**
+   * The ego box's frame. Not `vehicle`: a LiDAR log rendered from the rollout (--lidar) places `vehicle` at
+   * the sensor, and two files opened together must not publish two transforms for one frame.
+   */
+  egoFrame: 'ego',
   tfTopic: '/tf',
   mapTopic: '/map',
   agentsTopic: '/agents',
