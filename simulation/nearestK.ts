@@ -6,6 +6,9 @@
 // depend on the visiting order: every item carries its rank in that scan as a tie-break key.
 import { gridBucket, type StaticGrid } from './map/staticGrid.ts';
 
+// A local binding: an imported function may be reached through a getter per call once transpiled.
+const staticBucketOf = gridBucket;
+
 /** Keeps the k smallest (key, tie) pairs offered, with their item ids, sorted ascending. */
 export class NearestK {
   readonly keys: Float64Array;
@@ -89,7 +92,7 @@ export class GridWindow {
   private stride = 0;
   /** The static grid being searched and its hash, bound once (no closure per query). */
   staticGrid: StaticGrid | null = null;
-  readonly staticBucket = (cx: number, cy: number) => gridBucket(this.staticGrid!, cx, cy);
+  readonly staticBucket = (cx: number, cy: number) => staticBucketOf(this.staticGrid!, cx, cy);
 
   /**
    * Start a query at (x, y) in cell (cx, cy) (as the grid computes it) of `cellM` metres, `reach` cells
