@@ -11,6 +11,7 @@ import { poseFromTranslationYaw } from '../../core/geometry/pose.ts';
 import { poseQuaternion, unpackPoints } from '../../core/foxglove/messages.ts';
 import { exportLogMcap } from '../../datasets/logMcap.ts';
 import { LogReader, LogWriter } from '../../datasets/logstore.ts';
+import { exportTarget, runExport } from '../../tools/commands/export.ts';
 import { tmpDir } from './tmp.ts';
 
 const FRAMES = 4;
@@ -161,6 +162,17 @@ describe('log export as MCAP (Foxglove protobuf schemas)', () => {
     let messages = 0;
     for (let rec; (rec = stream.nextRecord());) if (rec.type === 'Message') messages++;
     expect(messages).toBe(4 * FRAMES);
+  });
+
+  it('drivekit export --log <log> --format mcap writes <log>.mcap by default', async () => {
+    const d = tmpDir('dk-mcap-');
+    const logDir = path.join(d, 'log');
+    await makeLog(logDir);
+    expect(exportTarget({ log: logDir, format: 'mcap' })).toBe(path.resolve(logDir) + '.mcap');
+    const r = await runExport({ log: logDir, format: 'mcap', json: true });
+    expect(r.files).toEqual([path.resolve(logDir) + '.mcap']);
+    expect(fs.statSync(r.files[0]).size).toBeGreaterThan(0);
+    await expect(runExport({ log: logDir, format: 'womd', json: true })).rejects.toThrow(/parquet or mcap/);
   });
 
   it('gives the rotation of any pose as a unit quaternion', () => {
