@@ -238,7 +238,7 @@ export function writeHtmlReport(
   }
 
   const toc = [...md.sections, ...sections].map(
-    (s) => `<li><a href="#${s.id}">${escapeHtml(s.title)}</a></li>`,
+    (s) => `<li><a href="#${s.id}">${escapeHtml(s.title.replace(/`/g, ''))}</a></li>`,
   );
   const title = /^#\s+(.*)$/m.exec(fs.readFileSync(mdFile, 'utf8'))?.[1] ?? 'drivekit report';
   const html =
