@@ -36,6 +36,8 @@ export interface BranchReport {
   resend_rounds: number;
   /** Seconds from the start to the first frame recorded. */
   first_frame_s: number | null;
+  /** Seconds from the start to the last frame recorded (first to last: the steady-state rate). */
+  last_frame_s: number | null;
   /** Why the branch stopped before every frame was recorded. */
   lost_because: string | null;
   /** Messages the stage process skipped (garbage), by kind. */
@@ -85,6 +87,7 @@ class BranchState {
   rounds = 0;
   /** Seconds from the start to the recorder's first acknowledged frame. */
   firstAckS: number | null = null;
+  lastAckS: number | null = null;
   lostBecause: string | null = null;
   finished = false;
 
@@ -184,7 +187,8 @@ export async function supervise(
     }
     if (j.event === 'ack' && typeof j.frame === 'number') {
       b.acked.add(j.frame);
-      b.firstAckS ??= (performance.now() - t0) / 1000;
+      b.lastAckS = (performance.now() - t0) / 1000;
+      b.firstAckS ??= b.lastAckS;
       report();
     } else if (j.event === 'resumed' && Array.isArray(j.frames)) {
       for (const f of j.frames as number[]) b.acked.add(f);
@@ -353,6 +357,7 @@ export async function supervise(
           files: written ? b.branch.files : {},
           resend_rounds: b.rounds,
           first_frame_s: b.firstAckS,
+          last_frame_s: b.lastAckS,
           lost_because: missing.length ? (b.lostBecause ?? (stopping ? 'interrupted' : 'unknown')) : null,
           skipped: (stage?.malformed as Record<string, number> | undefined) ?? {},
         };
