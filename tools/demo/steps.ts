@@ -2,6 +2,7 @@
 import type { DemoStep } from './context.ts';
 import { discover } from './discover.ts';
 import { importKitti } from './importKitti.ts';
+import { pipelineDemo } from './pipeline.ts';
 import { selftrainDemo } from './selftrain.ts';
 import { simulate } from './simulate.ts';
 import { synth } from './synth.ts';
@@ -12,6 +13,7 @@ export const DEMO_STEPS: DemoStep[] = [
   synth,
   importKitti,
   discover,
+  pipelineDemo,
   selftrainDemo,
   tokenizeDemo,
   forecastDemo,
