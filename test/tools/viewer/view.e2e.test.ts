@@ -37,49 +37,6 @@ let page: Page;
 let top = 0;
 let bottom = 0;
 
-beforeAll(async () => {
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'drivekit-view-'));
-  const log = path.join(tmp, 'log');
-  await writeSyntheticLog({
-    out: log,
-    frames: 3,
-    seed: 3,
-    lidar: 'hdl64',
-    town: tinyTownConfig(),
-    sensor: { azimuthSteps: 512 },
-    workers: 1,
-  });
-  // A forecast of frame 2 made at frame 0: the true sweep moved 3 m ahead (what a model might predict).
-  const reader = await LogReader.open(log);
-  const truth = (await reader.readFrame(2)).points;
-  await reader.close();
-  const forecast = path.join(tmp, 'forecast.arrow');
-  await writeForecastFile(forecast, [
-    {
-      startFrame: 0,
-      targetFrame: 2,
-      horizonS: 0.2,
-      rays: 'truth',
-      points: { x: truth.x.map((v) => v + 3), y: truth.y, z: truth.z },
-    },
-  ]);
-  source = await openViewerSource(log, { forecast });
-  server = await startViewerServer(source, { port: 0 });
-  browser = await launchChromium({ width: 800, height: 600 });
-  page = await browser.context.newPage();
-  await page.goto(server.url);
-  await waitForViewerReady(page);
-  top = Math.ceil((await page.locator('#bar').boundingBox())!.height);
-  bottom = 600 - 24;
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  await source?.close();
-  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
-});
-
 const near = (d: Uint8Array, o: number, c: number[], tol: number) =>
   Math.abs(d[o] - c[0]) <= tol && Math.abs(d[o + 1] - c[1]) <= tol && Math.abs(d[o + 2] - c[2]) <= tol;
 
@@ -116,6 +73,49 @@ async function setLayer(layer: string, on: boolean): Promise<void> {
 }
 
 suite('drivekit view in headless Chromium', () => {
+  beforeAll(async () => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'drivekit-view-'));
+    const log = path.join(tmp, 'log');
+    await writeSyntheticLog({
+      out: log,
+      frames: 3,
+      seed: 3,
+      lidar: 'hdl64',
+      town: tinyTownConfig(),
+      sensor: { azimuthSteps: 512 },
+      workers: 1,
+    });
+    // A forecast of frame 2 made at frame 0: the true sweep moved 3 m ahead (what a model might predict).
+    const reader = await LogReader.open(log);
+    const truth = (await reader.readFrame(2)).points;
+    await reader.close();
+    const forecast = path.join(tmp, 'forecast.arrow');
+    await writeForecastFile(forecast, [
+      {
+        startFrame: 0,
+        targetFrame: 2,
+        horizonS: 0.2,
+        rays: 'truth',
+        points: { x: truth.x.map((v) => v + 3), y: truth.y, z: truth.z },
+      },
+    ]);
+    source = await openViewerSource(log, { forecast });
+    server = await startViewerServer(source, { port: 0 });
+    browser = await launchChromium({ width: 800, height: 600 });
+    page = await browser.context.newPage();
+    await page.goto(server.url);
+    await waitForViewerReady(page);
+    top = Math.ceil((await page.locator('#bar').boundingBox())!.height);
+    bottom = 600 - 24;
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    await source?.close();
+    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
   it('draws the sweep and its ground-truth boxes (pixels), toggles them, and scrubs to another frame', async () => {
     const info = await page.evaluate('window.viewer.info');
     expect(info).toMatchObject({
