@@ -156,8 +156,8 @@ describe('drivekit stage (processes)', () => {
     const replay = drivekit(['stage', 'replay', '--log', source, '--out', url, '--rate', '0', '--json']);
     const sent = await finished(replay);
     const got = await finished(record);
-    expect(sent).toMatchObject({ frames: 8, eosSent: true, stoppedBy: 'source-end' });
-    expect(got).toMatchObject({ frames: 8, gaps: 0, sent: 8, stoppedBy: 'eos' });
+    expect(sent).toMatchObject({ frames: 8, eos_sent: true, stopped_by: 'source-end' });
+    expect(got).toMatchObject({ frames: 8, gaps: 0, sent: 8, stopped_by: 'eos' });
     expect(await expectSameFrames(path.join(tmp, 'rec'), source)).toBe(8);
   });
 
@@ -190,7 +190,7 @@ describe('drivekit stage (processes)', () => {
     expect(got).toMatchObject({
       frames: 3,
       malformed: { 'frame-count': 1, 'not-arrow': 2, 'wrong-schema': 2, 'transform-failed': 0 },
-      stoppedBy: 'eos',
+      stopped_by: 'eos',
     });
     const err = record.stderr();
     expect(err.match(/skipped a message \(not-arrow/g)).toHaveLength(1);
@@ -218,7 +218,7 @@ describe('drivekit stage (processes)', () => {
     await record.waitFor(/record: 2 frames/);
     record.child.kill('SIGTERM');
     const got = await finished(record);
-    expect(got.stoppedBy).toBe('signal');
+    expect(got.stopped_by).toBe('signal');
     const frames = got.frames as number;
     expect(frames).toBeGreaterThanOrEqual(2);
     expect(frames).toBeLessThan(8);
@@ -266,9 +266,9 @@ describe('drivekit stage (processes)', () => {
       if (m.type === 'batch') relayed.push(batchToSensorFrame(m.batch));
     }
     pull.close();
-    expect(await finished(replay)).toMatchObject({ frames: 8, eosSent: true });
-    expect(await finished(record)).toMatchObject({ frames: 8, gaps: 0, stoppedBy: 'eos' });
-    expect(await finished(relay)).toMatchObject({ in: 8, out: 8, eosSent: true });
+    expect(await finished(replay)).toMatchObject({ frames: 8, eos_sent: true });
+    expect(await finished(record)).toMatchObject({ frames: 8, gaps: 0, stopped_by: 'eos' });
+    expect(await finished(relay)).toMatchObject({ in: 8, out: 8, eos_sent: true });
     expect(await expectSameFrames(direct, source)).toBe(8);
     const log = await LogReader.open(source);
     expect(relayed.map((f) => f.frameIndex)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);

@@ -12,6 +12,7 @@ import {
   type StageConfig,
   type StageResult,
 } from '../../core/stream/stageRunner.ts';
+import { snakeKeys } from '../cliOptions.ts';
 
 export interface StreamCliOptions {
   hwm: number;
@@ -106,8 +107,9 @@ export async function runCliStage(
   }
 }
 
-/** The summary line every stage prints at the end (stdout; JSON with --json). */
-export function printSummary(summary: Record<string, unknown>, json: boolean | undefined): void {
+/** The summary line every stage prints at the end (stdout; JSON with --json), keys in snake_case (docs/cli.md). */
+export function printSummary(raw: Record<string, unknown>, json: boolean | undefined): void {
+  const summary = snakeKeys(raw) as Record<string, unknown>;
   if (json) {
     process.stdout.write(JSON.stringify(summary) + '\n');
     return;

@@ -101,7 +101,7 @@ describe('drivekit stage agents', () => {
     const curvature = Array.from(agents, (g) => env.actions[g * ACTION_STRIDE + 1]);
     expect(Array.from(a.accel)).toEqual(accel);
     expect(Array.from(a.curvature)).toEqual(curvature);
-    expect(run.summary).toMatchObject({ stage: 'agents', stoppedBy: 'eos' });
+    expect(run.summary).toMatchObject({ stage: 'agents', stopped_by: 'eos' });
     expect(JSON.stringify(run.summary)).toMatch(/"wrong-schema":1/);
   });
 });

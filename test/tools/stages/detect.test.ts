@@ -48,7 +48,7 @@ describe('drivekit stage detect', () => {
     } finally {
       await det.dispose();
     }
-    expect(run.summary).toMatchObject({ stage: 'detect', stoppedBy: 'eos' });
+    expect(run.summary).toMatchObject({ stage: 'detect', stopped_by: 'eos' });
     expect(JSON.stringify(run.summary)).toMatch(/"wrong-schema":1/);
   });
 });

@@ -27,7 +27,7 @@ describe('drivekit stage discover', () => {
       expect(Array.from(boxes.cx)).toEqual(Array.from(expected.cx));
       expect(Array.from(boxes.frameIndex)).toEqual(Array.from(expected.frameIndex));
     });
-    expect(run.summary).toMatchObject({ stage: 'discover', stoppedBy: 'eos' });
+    expect(run.summary).toMatchObject({ stage: 'discover', stopped_by: 'eos' });
     expect(JSON.stringify(run.summary)).toMatch(/"wrong-schema":1/);
   });
 });

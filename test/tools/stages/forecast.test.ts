@@ -29,7 +29,7 @@ describe('drivekit stage forecast', () => {
         expect(Number.isFinite(p.x[k]) && Number.isFinite(p.y[k]) && Number.isFinite(p.z[k])).toBe(true);
       }
     });
-    expect(run.summary).toMatchObject({ stage: 'forecast', stoppedBy: 'eos' });
+    expect(run.summary).toMatchObject({ stage: 'forecast', stopped_by: 'eos' });
     expect(JSON.stringify(run.summary)).toMatch(/"wrong-schema":1/);
   }, 120_000);
 });

@@ -137,7 +137,7 @@ describe('drivekit stage record (processes)', () => {
       duplicates: [[1, 1]],
       refused: 2,
       malformed: { 'bad-eos': 1 },
-      stoppedBy: 'eos',
+      stopped_by: 'eos',
     });
     expect(record.stderr()).toMatch(/skipped a message \(bad-eos: payload is not JSON/);
     expect(record.stderr()).toMatch(/record: missing source frames 3, 5/);

@@ -33,7 +33,7 @@ describe('drivekit stage tokenize', () => {
     } finally {
       await tok.dispose();
     }
-    expect(run.summary).toMatchObject({ stage: 'tokenize', stoppedBy: 'eos' });
+    expect(run.summary).toMatchObject({ stage: 'tokenize', stopped_by: 'eos' });
     expect(JSON.stringify(run.summary)).toMatch(/"wrong-schema":1/);
   });
 });
