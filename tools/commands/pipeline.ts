@@ -165,7 +165,7 @@ export function register(program: Command): void {
     )
     .option(
       '--sink-delay-ms <ms>',
-      'recorders wait this long per frame (a slow stage: shows back-pressure)',
+      'recorders wait this long per frame (a slow recorder)',
       intOption('--sink-delay-ms', 0),
     )
     .option('--force', 'replace outputs in a non-empty --out')

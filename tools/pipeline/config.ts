@@ -23,8 +23,9 @@ export interface PipelineConfig {
   hwm: number;
   /** Replay rate in frames per second; 0 = as fast as the stages take them. */
   rateHz: number;
-  /** First frame and end (exclusive) of the log to run; end 0 = the whole log. */
+  /** First frame of the log to run. */
   startFrame: number;
+  /** Stop before this frame; 0 = run to the log's end. */
   endFrame: number;
   /** Restarts of one process (per branch and role) before its branch gives up. */
   maxRestarts: number;
