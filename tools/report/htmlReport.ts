@@ -228,7 +228,11 @@ export function writeHtmlReport(
       const rel = path.relative(process.cwd(), l.dir) || '.';
       const href = path.relative(root, l.dir).split(path.sep).map(encodeURIComponent).join('/') || '.';
       const facts = [l.frames !== null ? `${l.frames} frames` : null, l.source].filter(Boolean).join(', ');
-      return `<li class="log"><a href="${escapeHtml(href)}/">${escapeHtml(path.basename(l.dir))}</a>${facts ? ` (${escapeHtml(facts)})` : ''} — open in the viewer: <code>npx drivekit view ${escapeHtml(rel)}</code></li>`;
+      // An MCAP export beside the log (drivekit export --format mcap) opens in Foxglove Studio as it is.
+      const mcap = fs.existsSync(`${l.dir}.mcap`)
+        ? ` · <a href="${escapeHtml(href)}.mcap">${escapeHtml(path.basename(l.dir))}.mcap</a> for Foxglove Studio`
+        : '';
+      return `<li class="log"><a href="${escapeHtml(href)}/">${escapeHtml(path.basename(l.dir))}</a>${facts ? ` (${escapeHtml(facts)})` : ''} — open in the viewer: <code>npx drivekit view ${escapeHtml(rel)}</code>${mcap}</li>`;
     });
     sections.push({
       id: 'logs',

@@ -55,6 +55,7 @@ function makeRun(dir: string): void {
     JSON.stringify({ frameCount: 7, source: 'synthetic' }),
   );
   fs.writeFileSync(path.join(dir, 'synthetic', 'frames.arrow'), '');
+  fs.writeFileSync(path.join(dir, 'synthetic.mcap'), '');
 }
 
 describe('drivekit report', () => {
@@ -80,6 +81,7 @@ describe('drivekit report', () => {
     expect(html).toContain('<li>one &lt;point&gt;</li>');
     expect(html).toContain('<code>npx drivekit view ');
     expect(html).toMatch(/<a href="synthetic\/">synthetic<\/a> \(7 frames, synthetic\)/);
+    expect(html).toContain('<a href="synthetic.mcap">synthetic.mcap</a> for Foxglove Studio');
     expect(html).toContain('<a href="#self-trained-detector">');
 
     await expectOneLineFailure(['report', dir], /report\.html.*--force/);
