@@ -136,6 +136,8 @@ describe('log export as Parquet', () => {
   });
 
   it('refuses formats other than parquet for a log, naming --format', async () => {
-    await expect(runExport({ log: 'nowhere', format: 'json' })).rejects.toThrow(/--format.*parquet or mcap only/);
+    await expect(runExport({ log: 'nowhere', format: 'json' })).rejects.toThrow(
+      /--format.*parquet or mcap only/,
+    );
   });
 });
