@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import { REPO_ROOT } from '../../core/paths.ts';
-import { TUNED_MALLOC_ENV } from '../../core/mallocEnv.ts';
+import { TUNED_MALLOC_ENV, WRAPPER_PID_ENV } from '../../core/mallocEnv.ts';
 import { formatRanges, toRanges } from '../stages/recordLedger.ts';
 import type { PipelineConfig } from './config.ts';
 import type { Branch, ProcessSpec, Role } from './wiring.ts';
@@ -151,12 +151,16 @@ export async function supervise(
   const start = (b: BranchState, p: Proc, r: { start: number; end: number }) => {
     p.pending = false;
     if (stopping) return;
-    const env = { ...process.env, ...TUNED_MALLOC_ENV };
+    // Tuned malloc set here, so the child does not re-run itself (its pid is the stage's own); naming this
+    // process as its wrapper makes it stop if the supervisor dies (even by SIGKILL) instead of lingering.
+    const env = { ...process.env, ...TUNED_MALLOC_ENV, [WRAPPER_PID_ENV]: String(process.pid) };
     const child = spawn(process.execPath, [CLI, ...p.spec.argv(r)], {
       // The user's folder: relative paths in the config mean what they meant on the command line.
       cwd: process.cwd(),
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
+      // Its own process group: a terminal's Ctrl-C reaches the supervisor only, which stops the stages.
+      detached: true,
     });
     p.child = child;
     p.running = true;
