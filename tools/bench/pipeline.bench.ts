@@ -106,6 +106,8 @@ export const benchmarks: Benchmark[] = [
           in_process_fps_total: round(median(inprocTotal)),
           runs_processes_fps: piped.map(round),
           runs_in_process_fps: inproc.map(round),
+          // Each pair ran back to back, so its ratio shares the load of its moment.
+          runs_ratio: piped.map((p, i) => round(p / inproc[i])),
           peak_rss_mb_replay: rss['discover/replay'] ?? null,
           peak_rss_mb_discover: rss['discover/discover'] ?? null,
           peak_rss_mb_record: rss['discover/record-boxes'] ?? null,
