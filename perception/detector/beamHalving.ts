@@ -1,5 +1,5 @@
 // Random beam dropping from 64 to 32 beams: every other laser of a sweep removed, so a model trained on
-// HDL-64E-like sweeps also sees the vertical spacing of a 32-beam sensor (VLP-32C, issue 18).
+// HDL-64E-like sweeps also sees the vertical spacing of a 32-beam sensor such as the VLP-32C.
 import type { Rng } from '../../core/rng.ts';
 
 export interface BeamHalvingConfig {
