@@ -5,7 +5,7 @@ import path from 'node:path';
 import { type RecordBatch, RecordBatchFileWriter, type Schema, Table } from 'apache-arrow';
 import { writeFileAtomicSync } from '../core/atomic.ts';
 import { batchToBoxes, boxesToBatch } from '../core/arrow/codec.ts';
-import { batchFromColumns, fixedListData, numericData } from '../core/arrow/columns.ts';
+import { batchFromColumns, fixedListData, numericData, readColumnAs } from '../core/arrow/columns.ts';
 import { parseArrowFile, readArrowFile } from '../core/arrow/ipc.ts';
 import { type Boxes, concatBoxes } from '../core/arrow/records.ts';
 import { schemaFor } from '../core/arrow/schemas.ts';
@@ -76,7 +76,22 @@ export async function writeBoxesFile(
   boxes: Boxes,
   metadata: Record<string, string> = {},
 ): Promise<void> {
-  writeLogArrowFile(file, [boxesToBatch(boxes, metadata)]);
+  writeLogArrowFile(file, [boxesToBatch(boxes, metadata, frameTimestamps(path.dirname(file)))]);
+}
+
+/** The frame times of the log in `dir` (its poses.arrow), for boxes' timestamp_ns; undefined outside a log. */
+function frameTimestamps(dir: string): BigInt64Array | undefined {
+  const file = path.join(dir, 'poses.arrow');
+  if (!fs.existsSync(file)) return undefined;
+  const { batches } = readLogArrowFile(file);
+  const parts = batches.map((b) => readColumnAs(b, 'timestamp_ns', BigInt64Array));
+  const out = new BigInt64Array(parts.reduce((n, p) => n + p.length, 0));
+  let k = 0;
+  for (const p of parts) {
+    out.set(p, k);
+    k += p.length;
+  }
+  return out;
 }
 
 /** Read a Boxes Arrow IPC file (all batches concatenated); checked against the manifest when in a log. */

@@ -485,7 +485,9 @@ export class LogReader {
       group,
       Object.entries(files).map(([name, boxes]) => ({
         name: `${name}.arrow`,
-        bytes: RecordBatchFileWriter.writeAll(new Table([boxesToBatch(boxes)])).toUint8Array(true),
+        bytes: RecordBatchFileWriter.writeAll(
+          new Table([boxesToBatch(boxes, {}, this.timestampsNs)]),
+        ).toUint8Array(true),
       })),
     );
   }

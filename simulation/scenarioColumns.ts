@@ -3,6 +3,7 @@
 import {
   type Data,
   type DataType,
+  type Dictionary,
   Field,
   Float32,
   Int32,
@@ -11,6 +12,7 @@ import {
   type RecordBatch,
   Uint8,
 } from 'apache-arrow';
+import { dictCodeData } from '../core/arrow/dictionary.ts';
 
 export const listOf = (t: DataType) => new List(new Field('item', t, false));
 
@@ -58,6 +60,58 @@ export function readNumbers(batch: RecordBatch, name: string): Float64Array {
   for (const d of col.data) {
     const v = d.values as Float32Array | Int32Array;
     for (let i = 0; i < d.length; i++) out[k++] = v[d.offset + i];
+  }
+  return out;
+}
+
+/** A list of named codes (dictionary-encoded, index = code); nullable items where a code means "none". */
+export const codeListType = (type: Dictionary, nullable = false) =>
+  new List(new Field('item', type, nullable));
+
+/** Per-row code arrays as a list of dictionary-encoded names; `nullCode` entries become nulls. */
+export function codeListData(
+  rows: readonly Uint8Array[],
+  vocabulary: readonly string[],
+  type: Dictionary,
+  nullCode?: number,
+): Data {
+  const offsets = new Int32Array(rows.length + 1);
+  for (let i = 0; i < rows.length; i++) offsets[i + 1] = offsets[i] + rows[i].length;
+  const codes = new Uint8Array(offsets[rows.length]);
+  rows.forEach((r, i) => codes.set(r, offsets[i]));
+  const child = dictCodeData(codes, vocabulary, nullCode === undefined ? [] : [nullCode], type);
+  return makeData({
+    type: codeListType(type, nullCode !== undefined),
+    length: rows.length,
+    nullCount: 0,
+    valueOffsets: offsets,
+    child,
+  } as never);
+}
+
+/**
+ * The rows of a list of codes as Uint8Arrays: dictionary-encoded names (their index is the code) or
+ * plain integer codes (/1 files); null items become `nullCode`.
+ */
+export function readCodeList(batch: RecordBatch, name: string, nullCode: number): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  const col = batch.getChild(name)!;
+  for (const d of col.data) {
+    const offsets = d.valueOffsets as Int32Array;
+    const child = d.children[0];
+    const values = child.values as ArrayLike<number>;
+    const valid = child.nullCount > 0 ? child.nullBitmap : null;
+    for (let i = 0; i < d.length; i++) {
+      const a = offsets[d.offset + i];
+      const b = offsets[d.offset + i + 1];
+      const row = new Uint8Array(b - a);
+      for (let k = a; k < b; k++) {
+        const j = k + child.offset;
+        const isNull = valid !== null && valid !== undefined && (valid[j >> 3] & (1 << (j & 7))) === 0;
+        row[k - a] = isNull ? nullCode : values[j];
+      }
+      out.push(row);
+    }
   }
   return out;
 }

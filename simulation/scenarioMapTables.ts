@@ -8,7 +8,6 @@ import {
   Int32,
   type RecordBatch,
   type Schema,
-  Uint8,
   Utf8,
 } from 'apache-arrow';
 import {
@@ -27,8 +26,25 @@ import {
   type RoadMap,
   type StopLine,
   type TrafficLight,
+  LIGHT,
+  LIGHT_NAMES,
+  NO_SIGNAL_STATE,
+  SIGNAL_STATE_NAMES,
 } from './scenario.ts';
-import { listData, listOf, readList, readNumbers } from './scenarioColumns.ts';
+import {
+  codeListData,
+  codeListType,
+  listData,
+  listOf,
+  readCodeList,
+  readList,
+  readNumbers,
+} from './scenarioColumns.ts';
+import { dictCodeType } from '../core/arrow/dictionary.ts';
+
+/** Light states as named values: the LIGHT code is the dictionary index (one type: one id per file). */
+const LIGHT_STATE_TYPE = dictCodeType();
+const SIGNAL_STATE_TYPE = dictCodeType();
 import { applyLaneLinks, laneLinksBatch } from './scenarioLaneLinks.ts';
 
 export const FEATURE_KINDS = [
@@ -71,7 +87,7 @@ export const MAP_FIELDS: Record<MapTable, Field[]> = {
     fld('lane_id', new Int32()),
     fld('stop_x', new Float32()),
     fld('stop_y', new Float32()),
-    fld('states', listOf(new Uint8())),
+    fld('states', codeListType(LIGHT_STATE_TYPE)),
   ],
 };
 
@@ -79,7 +95,7 @@ export const MAP_FIELDS: Record<MapTable, Field[]> = {
 export const LATER_MAP_FIELDS: Partial<Record<MapTable, Field[]>> = {
   lanes: [fld('z', listOf(new Float32())), fld('lane_type', new Utf8()), fld('interpolating', new Bool())],
   map_features: [fld('type', new Utf8()), fld('z', listOf(new Float32())), fld('lanes', listOf(new Int32()))],
-  traffic_lights: [fld('stop_z', new Float32()), fld('signal_states', listOf(new Uint8()))],
+  traffic_lights: [fld('stop_z', new Float32()), fld('signal_states', codeListType(SIGNAL_STATE_TYPE, true))],
 };
 
 /** A map as its three tables plus the lane links. */
@@ -158,14 +174,17 @@ export function mapToBatches(m: RoadMap, tableSchema: (name: MapTable) => Schema
       numericData(Int32Array.from(m.trafficLights, (l) => l.laneId)),
       numericData(Float32Array.from(m.trafficLights, (l) => l.stopX)),
       numericData(Float32Array.from(m.trafficLights, (l) => l.stopY)),
-      listData(
+      codeListData(
         m.trafficLights.map((l) => l.states),
-        (k) => new Uint8Array(k),
+        LIGHT_NAMES,
+        LIGHT_STATE_TYPE,
       ),
       numericData(Float32Array.from(m.trafficLights, (l) => l.stopZ ?? NaN)),
-      listData(
+      codeListData(
         m.trafficLights.map((l) => l.signalStates ?? new Uint8Array(0)),
-        (k) => new Uint8Array(k),
+        SIGNAL_STATE_NAMES,
+        SIGNAL_STATE_TYPE,
+        NO_SIGNAL_STATE,
       ),
     ]),
     lane_links: laneLinksBatch(m.lanes),
@@ -282,10 +301,10 @@ export function batchesToMap(
     const lane = readNumbers(b, 'lane_id');
     const sx = readNumbers(b, 'stop_x');
     const sy = readNumbers(b, 'stop_y');
-    const states = readList<Uint8Array>(b, 'states');
+    const states = readCodeList(b, 'states', LIGHT.unknown);
     const has = (c: string) => b.schema.fields.some((x) => x.name === c);
     const sz = has('stop_z') ? readNumbers(b, 'stop_z') : null;
-    const signal = has('signal_states') ? readList<Uint8Array>(b, 'signal_states') : null;
+    const signal = has('signal_states') ? readCodeList(b, 'signal_states', NO_SIGNAL_STATE) : null;
     for (let i = 0; i < lane.length; i++) {
       const l: TrafficLight = { laneId: lane[i], stopX: sx[i], stopY: sy[i], states: states[i] };
       if (sz && Number.isFinite(sz[i])) l.stopZ = sz[i];

@@ -2,7 +2,8 @@
 // lanes, other map features, traffic lights and lane links (schemas below, versioned like core/arrow/schemas.ts).
 import {
   Bool,
-  type DataType,
+  DataType,
+  Dictionary,
   Field,
   Float32,
   Int32,
@@ -12,27 +13,23 @@ import {
   Utf8,
 } from 'apache-arrow';
 import { agentStatesToBatch, batchToAgentStates } from '../core/arrow/codec.ts';
-import {
-  batchFromColumns,
-  boolData,
-  numericData,
-  readBool,
-  readUtf8,
-  utf8Data,
-} from '../core/arrow/columns.ts';
+import { batchFromColumns, boolData, numericData, readBool, readUtf8 } from '../core/arrow/columns.ts';
 import type { AgentStates } from '../core/arrow/records.ts';
 import { SCHEMA_KEY } from '../core/arrow/schemas.ts';
-import { SchemaError } from '../core/arrow/validate.ts';
+import { readableAs, SchemaError } from '../core/arrow/validate.ts';
+import { dictUtf8Data } from '../core/arrow/dictionary.ts';
 import { listData, listOf, readList, readNumbers } from './scenarioColumns.ts';
 import { LANE_LINKS_SCHEMA } from './scenarioLaneLinks.ts';
 import { batchesToMap, LATER_MAP_FIELDS, MAP_FIELDS, mapToBatches } from './scenarioMapTables.ts';
 import { allocateAgentTracks, type AgentType, type Scenario } from './scenario.ts';
+import { AGENT_TYPES } from './validateScenario.ts';
 
 /**
  * Table names (file stems of a scenario directory) and their schema versions:
  * - `agents` (agent_states/1): one row per (agent, step), agent-major in track order; the schema
  *   metadata `drivekit.scenario` holds the header {id, source, dt_s, num_steps, current_step}.
- * - `agent_info` (scenario_agents/1): one row per agent in track order: agent_id, type, length,
+ * - `agent_info` (scenario_agents/2; /1 had a plain utf8 type): one row per agent in track order:
+ *   agent_id, type (dictionary-encoded), length,
  *   width, height, is_ego, controlled, goal_x, goal_y (NaN when none), route (list<int32> lane ids).
  * - `lanes` (scenario_lanes/2): lane_id, xy (list<float32>, interleaved x0,y0,x1,y1,…), width_m,
  *   speed_limit_mps, successors, predecessors, left_neighbors, right_neighbors (list<int32>),
@@ -42,16 +39,17 @@ import { allocateAgentTracks, type AgentType, type Scenario } from './scenario.t
  *   'sidewalk' | 'stop_line', since /2 also 'road_line' | 'speed_bump' | 'driveway' | 'stop_sign'),
  *   feature_id, lane_id (the controlled lane of a stop line, else −1), xy; since /2 type (road-line /
  *   road-edge type name, else ''), z (list<float32>; empty: unknown), lanes (a stop sign's lanes).
- * - `traffic_lights` (scenario_traffic_lights/2): lane_id, stop_x, stop_y, states (list<uint8>, one
- *   code per step: 0 unknown, 1 red, 2 yellow, 3 green); since /2 stop_z (NaN: unknown) and
- *   signal_states (list<uint8>: the source's state per step, codes of SIGNAL_STATE_NAMES, 255 = none
- *   listed; empty: not kept).
+ * - `traffic_lights` (scenario_traffic_lights/2): lane_id, stop_x, stop_y, states (one named state
+ *   per step, dictionary-encoded with the LIGHT code as index: unknown, red, yellow, green; /1: a
+ *   list<uint8> of the codes); since /2 stop_z (NaN: unknown) and signal_states (the source's state
+ *   per step, dictionary-encoded over SIGNAL_STATE_NAMES, null where the source lists none; empty:
+ *   not kept).
  * - `lane_links` (scenario_lane_links/1, optional): see scenarioLaneLinks.ts.
  * The /1 tables (without the later columns) still read.
  */
 export const SCENARIO_TABLES = {
   agents: 'agent_states/1',
-  agent_info: 'scenario_agents/1',
+  agent_info: 'scenario_agents/2',
   lanes: 'scenario_lanes/2',
   map_features: 'scenario_map_features/2',
   traffic_lights: 'scenario_traffic_lights/2',
@@ -60,6 +58,7 @@ export const SCENARIO_TABLES = {
 
 /** Versions before the current one that still read (their later columns absent). */
 const OLDER: Partial<Record<ScenarioTableName, string>> = {
+  agent_info: 'scenario_agents/1',
   lanes: 'scenario_lanes/1',
   map_features: 'scenario_map_features/1',
   traffic_lights: 'scenario_traffic_lights/1',
@@ -76,7 +75,7 @@ type FieldTable = Exclude<ScenarioTableName, 'agents' | 'lane_links'>;
 const TABLE_FIELDS: Record<FieldTable, Field[]> = {
   agent_info: [
     fld('agent_id', new Int32()),
-    fld('type', new Utf8()),
+    fld('type', new Dictionary(new Utf8(), new Int32())),
     fld('length', new Float32()),
     fld('width', new Float32()),
     fld('height', new Float32()),
@@ -105,10 +104,15 @@ function checkTable(batch: RecordBatch, name: FieldTable, where: string): void {
   for (const f of [...TABLE_FIELDS[name], ...later]) {
     const c = batch.schema.fields.find((x) => x.name === f.name);
     if (!c) throw new SchemaError(`${where}: column '${f.name}' is missing (${SCENARIO_TABLES[name]})`);
+    // Lists of named codes read from plain integer codes (/1) or dictionary-encoded ones (/2).
+    const named = (t: DataType) => DataType.isDictionary(t) || DataType.isInt(t);
     const ok =
-      c.type.typeId === f.type.typeId &&
-      (f.type.typeId !== Type.List || String(c.type.children[0].type) === String(f.type.children[0].type));
-    if (!ok || (c.type.typeId !== Type.List && String(c.type) !== String(f.type)))
+      f.type.typeId === Type.List
+        ? c.type.typeId === Type.List &&
+          (String(c.type.children[0].type) === String(f.type.children[0].type) ||
+            (named(c.type.children[0].type) && named(f.type.children[0].type)))
+        : readableAs(c.type, f.type);
+    if (!ok)
       throw new SchemaError(
         `${where}: column '${f.name}' has type ${String(c.type)}, expected ${String(f.type)}`,
       );
@@ -191,7 +195,7 @@ export function scenarioToBatches(s: Scenario): Record<ScenarioTableName, Record
     agents: agentStatesToBatch(scenarioToAgentStates(s), { [HEADER_KEY]: JSON.stringify(header) }),
     agent_info: batchFromColumns(tableSchema('agent_info'), [
       numericData(a.ids),
-      utf8Data(a.types),
+      dictUtf8Data(a.types, AGENT_TYPES),
       numericData(a.length),
       numericData(a.width),
       numericData(a.height),

@@ -1,8 +1,9 @@
 // Conversion between the typed records of records.ts and Arrow record batches, one pair per record
 // kind. Encoding wraps numeric columns without copying; decoding validates, then returns views.
-import type { RecordBatch } from 'apache-arrow';
+import { Int64, makeData, type RecordBatch } from 'apache-arrow';
 import type { AgentStates, Boxes, PointCloud, SensorFrame, TokenGrid } from './records.ts';
-import { canonicalClass } from './conventions.ts';
+import { CANONICAL_CLASSES, canonicalClass } from './conventions.ts';
+import { dictUtf8Data } from './dictionary.ts';
 import { schemaFor } from './schemas.ts';
 import {
   batchFromColumns,
@@ -95,12 +96,32 @@ export function batchToSensorFrame(batch: RecordBatch, where = 'sensor frame'): 
   return { logId: m.get('log_id') ?? '', frameIndex, timestampNs, pose, points };
 }
 
-export function boxesToBatch(b: Boxes, metadata: Record<string, string> = {}): RecordBatch {
+/**
+ * Boxes as a batch; `frameTimestampsNs[k]` is frame k's time (a log's poses), giving each box its
+ * `timestamp_ns` (null without it). Label and class are dictionary-encoded named values.
+ */
+export function boxesToBatch(
+  b: Boxes,
+  metadata: Record<string, string> = {},
+  frameTimestampsNs?: BigInt64Array,
+): RecordBatch {
+  const n = b.frameIndex.length;
+  const ts = new BigInt64Array(n);
+  const tsValid = new Uint8Array((n + 7) >> 3);
+  let tsNulls = 0;
+  for (let i = 0; i < n; i++) {
+    const f = b.frameIndex[i];
+    if (frameTimestampsNs && f >= 0 && f < frameTimestampsNs.length) {
+      ts[i] = frameTimestampsNs[f];
+      tsValid[i >> 3] |= 1 << (i & 7);
+    } else tsNulls++;
+  }
   return batchFromColumns(schemaFor('boxes', metadata), [
     numericData(b.frameIndex),
+    tsNulls === 0 ? numericData(ts) : nullableInt64(ts, tsValid, tsNulls),
     int32DataWithNulls(b.trackId, -1),
-    utf8Data(b.label),
-    utf8Data(b.label.map(canonicalClass)),
+    dictUtf8Data(b.label),
+    dictUtf8Data(b.label.map(canonicalClass), CANONICAL_CLASSES),
     numericData(b.score),
     numericData(b.cx),
     numericData(b.cy),
@@ -111,6 +132,16 @@ export function boxesToBatch(b: Boxes, metadata: Record<string, string> = {}): R
     numericData(b.yaw),
     int32DataWithNulls(b.numPoints, -1),
   ]);
+}
+
+function nullableInt64(values: BigInt64Array, valid: Uint8Array, nulls: number) {
+  return makeData({
+    type: new Int64(),
+    length: values.length,
+    nullCount: nulls,
+    nullBitmap: valid,
+    data: values,
+  });
 }
 
 export function batchToBoxes(batch: RecordBatch, where = 'boxes'): Boxes {

@@ -73,9 +73,10 @@ export const COLUMN_UNITS: Record<RecordKind, Record<string, string>> = {
   },
   boxes: {
     frame_index: 'index into the log (0-based)',
+    timestamp_ns: "ns, the frame's time (drivekit.time); null outside a log",
     track_id: 'id; null = untracked',
-    label: "source's class name",
-    class: 'canonical class (drivekit.classes)',
+    label: "source's class name (dictionary-encoded)",
+    class: 'canonical class (drivekit.classes; dictionary-encoded)',
     score: '0–1 (1 for ground truth)',
     cx: 'm',
     cy: 'm',
@@ -133,7 +134,7 @@ export function conventionMetadata(kind: RecordKind): Record<string, string> {
   if (kind === 'sensorFrame' || kind === 'boxes') m['drivekit.frame'] = FRAME_CONVENTION;
   if (kind === 'agentStates') m['drivekit.frame'] = WORLD_CONVENTION;
   if (kind === 'poses' || kind === 'tokens') m['drivekit.pose_layout'] = POSE_LAYOUT;
-  if (kind === 'poses' || kind === 'sensorFrame') m['drivekit.time'] = TIME_CONVENTION;
+  if (kind === 'poses' || kind === 'sensorFrame' || kind === 'boxes') m['drivekit.time'] = TIME_CONVENTION;
   if (kind === 'boxes') m['drivekit.classes'] = JSON.stringify(CANONICAL_CLASSES);
   return m;
 }

@@ -3,6 +3,7 @@
 import {
   Bool,
   type DataType,
+  Dictionary,
   Field,
   FixedSizeList,
   Float32,
@@ -20,7 +21,7 @@ export const SCHEMA_KEY = 'drivekit.schema';
 
 export const SCHEMA_VERSIONS = {
   sensorFrame: 'sensor_frame/2',
-  boxes: 'boxes/2',
+  boxes: 'boxes/3',
   agentStates: 'agent_states/1',
   tokens: 'tokens/1',
   poses: 'poses/1',
@@ -32,9 +33,10 @@ export type RecordKind = keyof typeof SCHEMA_VERSIONS;
 
 /** Every version a reader accepts per kind, the current one first (older logs stay readable). */
 export const READABLE_VERSIONS: Record<RecordKind, readonly string[]> = {
-  // /1 had no frame_index column in frames, no class column and -1 sentinels instead of nulls in boxes.
+  // /1 had no frame_index column in frames, no class column and -1 sentinels instead of nulls in boxes;
+  // boxes/2 had plain utf8 label/class and no timestamp_ns.
   sensorFrame: [SCHEMA_VERSIONS.sensorFrame, 'sensor_frame/1'],
-  boxes: [SCHEMA_VERSIONS.boxes, 'boxes/1'],
+  boxes: [SCHEMA_VERSIONS.boxes, 'boxes/2', 'boxes/1'],
   agentStates: [SCHEMA_VERSIONS.agentStates],
   tokens: [SCHEMA_VERSIONS.tokens],
   poses: [SCHEMA_VERSIONS.poses],
@@ -45,6 +47,8 @@ export const READABLE_VERSIONS: Record<RecordKind, readonly string[]> = {
 const f = (name: string, type: DataType) => new Field(name, type, false);
 const nullable = (name: string, type: DataType) => new Field(name, type, true);
 const poseType = () => new FixedSizeList(16, new Field('item', new Float64(), false));
+/** Named values (box label and class) as a dictionary-encoded string column. */
+const named = () => new Dictionary(new Utf8(), new Int32());
 
 export const FIELDS: Record<RecordKind, Field[]> = {
   sensorFrame: [
@@ -59,9 +63,11 @@ export const FIELDS: Record<RecordKind, Field[]> = {
   ],
   boxes: [
     f('frame_index', new Int32()),
+    // The frame's time beside its index (null where the boxes were written outside a log).
+    nullable('timestamp_ns', new Int64()),
     nullable('track_id', new Int32()),
-    f('label', new Utf8()),
-    f('class', new Utf8()),
+    f('label', named()),
+    f('class', named()),
     f('score', new Float32()),
     f('cx', new Float32()),
     f('cy', new Float32()),
@@ -76,6 +82,8 @@ export const FIELDS: Record<RecordKind, Field[]> = {
     f('scenario_id', new Utf8()),
     f('step', new Int32()),
     f('agent_id', new Int32()),
+    // Plain utf8: rollouts are appended batch by batch with per-block checksums (ipc.ts), and a
+    // dictionary would add a block of its own before the first batch.
     f('type', new Utf8()),
     f('x', new Float32()),
     f('y', new Float32()),
@@ -114,7 +122,7 @@ export const FIELDS: Record<RecordKind, Field[]> = {
  */
 export const OPTIONAL_ON_READ: Partial<Record<RecordKind, readonly string[]>> = {
   sensorFrame: ['frame_index'],
-  boxes: ['class'],
+  boxes: ['class', 'timestamp_ns'],
 };
 
 /** The schema of a record kind, with its version, its conventions (units, frames) and any extra metadata. */

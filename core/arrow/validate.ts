@@ -29,7 +29,8 @@ function isStringType(t: DataType): boolean {
 export function readableAs(actual: DataType, expected: DataType): boolean {
   if (DataType.isInt(expected)) return DataType.isInt(actual);
   if (DataType.isFloat(expected)) return DataType.isFloat(actual) || DataType.isInt(actual);
-  if (DataType.isUtf8(expected)) return isStringType(actual);
+  // Strings, plain or dictionary-encoded (what drivekit writes for named values), read as either.
+  if (DataType.isUtf8(expected) || isStringType(expected)) return isStringType(actual);
   if (DataType.isBool(expected)) return DataType.isBool(actual) || DataType.isInt(actual);
   return sameType(actual, expected);
 }
