@@ -1,6 +1,7 @@
-// The model shipped in models/ (self-trained on synthetic seeds 2–6, docs/detector.md) on a synthetic town it
-// never saw (seed 7): it finds objects near the ego, and beyond the 40 m its seed labels covered it finds
-// what clustering cannot — OYSTER's long-range claim, on held-out data.
+// The model shipped in models/ (self-trained on synthetic seeds 2–6, fine-tuned on seeds 2–3 and a real KITTI
+// sequence, docs/detector.md) on a synthetic town it never saw (seed 7): it finds objects near the ego, and
+// beyond the 40 m its seed labels covered it finds what clustering cannot — OYSTER's long-range claim, on
+// held-out data.
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
