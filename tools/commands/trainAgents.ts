@@ -19,6 +19,7 @@ export interface TrainAgentsCliOptions {
   perIteration?: number;
   lambda?: number;
   checkpointEvery?: number;
+  maxLambda?: number;
   pg?: string;
   init?: string;
   seed: number;
@@ -66,6 +67,9 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
       ...(opts.perIteration !== undefined ? { scenariosPerIteration: opts.perIteration } : {}),
       ...(opts.lambda !== undefined ? { lambda: opts.lambda } : {}),
       pg,
+      ...(opts.maxLambda !== undefined
+        ? { dual: { ...DEFAULT_TRAIN_AGENTS.dual, maxLambda: opts.maxLambda } }
+        : {}),
       ...(opts.checkpointEvery !== undefined ? { checkpointEvery: opts.checkpointEvery } : {}),
     },
   );
@@ -138,6 +142,11 @@ export function register(program: Command): void {
       '--lambda <x>',
       `initial λ of RTR (default ${DEFAULT_TRAIN_AGENTS.lambda})`,
       numberOption('--lambda', { min: 0 }),
+    )
+    .option(
+      '--max-lambda <x>',
+      `cap of RTR's λ (default ${DEFAULT_TRAIN_AGENTS.dual.maxLambda}): how far the RL term may outweigh imitation`,
+      numberOption('--max-lambda', { min: 0 }),
     )
     .option(
       '--pg <variant>',
