@@ -76,9 +76,9 @@ export const VARIANTS: Variant[] = [
 ];
 
 const USAGE = `usage: node --import tsx tools/report/detectorAblation.ts --synth LOG… --real LOG… --select LOG --out DIR
-  [--steps N] [--lr X] [--crop CELLS] [--variants a,b] [--no-baselines] [--threads N] [--eval-dir DIR]
+  [--steps N] [--lr X] [--crop CELLS] [--variants a,b] [--no-baselines] [--from ONNX] [--threads N] [--eval-dir DIR]
 
-Fine-tunes the shipped detector (models/detector.onnx) once per variant (${VARIANTS.map((v) => v.name).join(', ')}) on the
+Fine-tunes a detector (--from, default the shipped models/detector.onnx) once per variant (${VARIANTS.map((v) => v.name).join(', ')}) on the
 refined discovery tracks (near range) of the --synth logs and, for the "real" variants, of the --real logs;
 scores each model on every labelled real frame (eval:real: pooled, KITTI object, AV2; AP 0–40, 40–80, 30–80 m)
 and on the --select log's own refined tracks (pseudo-label agreement, AP 0–40 m; the choice is made on it,
@@ -228,6 +228,7 @@ async function main(): Promise<void> {
       lr: { type: 'string', default: '0.0005' },
       crop: { type: 'string', default: '128' },
       'no-baselines': { type: 'boolean', default: false },
+      from: { type: 'string', default: SHIPPED_MODEL },
       variants: { type: 'string' },
       threads: { type: 'string', default: '0' },
       'eval-dir': { type: 'string', default: path.join(REPO_ROOT, 'out', 'eval-real') },
@@ -250,8 +251,10 @@ async function main(): Promise<void> {
   const wanted = values.variants?.split(',');
   const variants = VARIANTS.filter((v) => !wanted || wanted.includes(v.name));
 
-  const shippedBytes = new Uint8Array(fs.readFileSync(SHIPPED_MODEL));
-  const spec = readDetectorSpec(shippedBytes, SHIPPED_MODEL);
+  const fromFile = values.from!;
+  if (!fs.existsSync(fromFile)) throw new InputError(fromFile, 'no such detector model (--from)');
+  const shippedBytes = new Uint8Array(fs.readFileSync(fromFile));
+  const spec = readDetectorSpec(shippedBytes, fromFile);
   const base = resolveDetectorConfig({
     grid: { rangeM: spec.rangeM, cellM: spec.cellM },
     features: spec.features,
@@ -300,12 +303,12 @@ async function main(): Promise<void> {
     }));
     results.push({
       variant: 'shipped',
-      adds: 'shipped (synthetic seeds 2–6, round 1)',
-      ...(await scoreModel(shippedBytes, SHIPPED_MODEL, logs, select, threads)),
+      adds: `starting model (${path.basename(fromFile)})`,
+      ...(await scoreModel(shippedBytes, fromFile, logs, select, threads)),
     });
     await save({ baselines: baseRows, baselines_30_80: baseFar });
   }
-  const initFrom = detectorParamsFromOnnx(shippedBytes, SHIPPED_MODEL);
+  const initFrom = detectorParamsFromOnnx(shippedBytes, fromFile);
   for (const v of variants) {
     const cfg = resolveDetectorConfig(merge(v.overrides), base);
     const frames = v.real ? [...synthFrames, ...realFrames] : synthFrames;
@@ -316,7 +319,7 @@ async function main(): Promise<void> {
       progress: `train ${v.name}`,
       initFrom,
       trainingInfo: {
-        finetunedFrom: 'models/detector.onnx',
+        finetunedFrom: path.basename(fromFile),
         variant: v.name,
         logs: v.real ? trainNames : synth.map((l) => l.name),
         labelRangeM: cfg.targets.labelRangeM,
