@@ -3,7 +3,14 @@
 import path from 'node:path';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { writeFileAtomicSync } from '../../core/atomic.ts';
-import type { MapFeature, Scenario, StopLine } from '../scenario.ts';
+import {
+  LIGHT_NAMES,
+  type MapFeature,
+  NO_SIGNAL_STATE,
+  type Scenario,
+  SIGNAL_STATE_NAMES,
+  type StopLine,
+} from '../scenario.ts';
 
 type Column = {
   name: string;
@@ -11,7 +18,7 @@ type Column = {
   type: 'STRING' | 'INT32' | 'FLOAT' | 'DOUBLE' | 'BOOLEAN';
 };
 
-const NULLABLE = new Set(['goal_x', 'goal_y']);
+const NULLABLE = new Set(['goal_x', 'goal_y', 'source_state']);
 
 function writeTable(file: string, columns: Column[]): void {
   const buf = parquetWriteBuffer({
@@ -97,7 +104,9 @@ export function exportParquet(scenarios: readonly Scenario[], dir: string): stri
     scenario_id: [] as string[],
     lane_id: [] as number[],
     step: [] as number[],
-    state: [] as number[],
+    // Named states: the simulator's (red, yellow, green, unknown) and the source's where kept (arrow_stop, …).
+    state: [] as string[],
+    source_state: [] as (string | null)[],
     stop_x: [] as number[],
     stop_y: [] as number[],
   };
@@ -183,14 +192,18 @@ export function exportParquet(scenarios: readonly Scenario[], dir: string): stri
         tl.scenario_id.push(s.id);
         tl.lane_id.push(l.laneId);
         tl.step.push(t);
-        tl.state.push(l.states[t]);
+        tl.state.push(LIGHT_NAMES[l.states[t]] ?? 'unknown');
+        const src = l.signalStates?.[t];
+        tl.source_state.push(
+          src === undefined || src === NO_SIGNAL_STATE ? null : (SIGNAL_STATE_NAMES[src] ?? null),
+        );
         tl.stop_x.push(l.stopX);
         tl.stop_y.push(l.stopY);
       }
     }
   }
   const typeOf = (name: string, v: unknown): Column['type'] =>
-    typeof v === 'string'
+    typeof v === 'string' || name === 'state' || name === 'source_state'
       ? 'STRING'
       : typeof v === 'boolean'
         ? 'BOOLEAN'

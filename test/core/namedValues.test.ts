@@ -12,6 +12,8 @@ import { writeBoxesFile } from '../../datasets/logFiles.ts';
 import { LIGHT, NO_SIGNAL_STATE } from '../../simulation/scenario.ts';
 import { loadScenario, saveScenario } from '../../simulation/scenarioIo.ts';
 import { straightRoadScenario } from '../simulation/fixtures.ts';
+import { exportParquet } from '../../simulation/export/parquetExport.ts';
+import { parquetReadObjects } from 'hyparquet';
 import { tmpDir } from '../datasets/tmp.ts';
 
 /** The batch of an Arrow file as another reader sees it (apache-arrow's own IPC reader). */
@@ -53,7 +55,7 @@ describe('named values', () => {
     expect(readBatch(loose).getChild('timestamp_ns')!.nullCount).toBe(3);
   });
 
-  it('scenario light states and agent types as names; the source state kept distinct, null where unlisted', () => {
+  it('scenario light states and agent types as names; the source state kept distinct, null where unlisted', async () => {
     const s = straightRoadScenario();
     const T = s.numSteps;
     const signal = new Uint8Array(T).fill(1); // arrow_stop
@@ -83,5 +85,24 @@ describe('named values', () => {
       Array.from(new Uint8Array(T).fill(LIGHT.red)),
     );
     expect(back.agents.types).toEqual(s.agents.types);
+    // The rollouts' Parquet export names them too.
+    const pq = path.join(tmpDir(), 'pq');
+    fs.mkdirSync(pq);
+    const [file] = exportParquet([s], pq).filter((f) => f.endsWith('traffic_lights.parquet'));
+    const buf = fs.readFileSync(file);
+    const ab = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength);
+    const rows = (await parquetReadObjects({ file: ab })) as {
+      lane_id: number;
+      state: string;
+      source_state: string | null;
+    }[];
+    const mine = rows.filter((r) => r.lane_id === s.map.lanes[0].id && r.source_state !== undefined);
+    expect(mine.slice(-T).map((r) => r.state)).toEqual(new Array(T).fill('red'));
+    expect(
+      mine
+        .slice(-T)
+        .slice(0, 2)
+        .map((r) => r.source_state),
+    ).toEqual([null, 'arrow_stop']);
   });
 });
