@@ -68,7 +68,9 @@ export async function checkRedis(conn: RedisConnection, url: string, timeoutMs =
     await redis.ping();
   } catch (e) {
     const why = (cause || (e as Error).message).split('\n')[0];
-    throw new InputError('--redis', `cannot use ${redactRedisUrl(url)}: ${why}`);
+    // Named by its URL, not the option: a server that does not answer is a runtime error (exit 1), not a
+    // usage error (docs/cli.md).
+    throw new InputError(redactRedisUrl(url), `cannot use this Redis (--redis): ${why}`);
   } finally {
     redis.disconnect();
   }

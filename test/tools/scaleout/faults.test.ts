@@ -196,11 +196,11 @@ describe.skipIf(!haveRedis && !process.env.CI)('scale-out on BullMQ + Redis', ()
     } finally {
       await queue.close();
     }
-    // No Redis there: one line naming --redis, not a hang.
+    // No Redis there: one line naming it and --redis, not a hang; a runtime error (exit 1), not a usage one.
     const down = await drivekitRun('jobs', '--redis', 'redis://127.0.0.1:1');
     expect([down.code, down.stderr.trim()]).toEqual([
       1,
-      'drivekit: --redis: cannot use redis://127.0.0.1:1: connect ECONNREFUSED 127.0.0.1:1',
+      'drivekit: redis://127.0.0.1:1: cannot use this Redis (--redis): connect ECONNREFUSED 127.0.0.1:1',
     ]);
     const list = await drivekitRun('jobs', '--redis', redis.url, '--queue', 'bad');
     expect(list.stdout).toMatch(/^bad: .*failed 3/m);
