@@ -35,7 +35,7 @@ export interface PipelineConfig {
   rssPollMs: number;
   /** Also publish the frames (PUB, lossy, never holds the run back) here for a viewer, e.g. tcp://127.0.0.1:5600. */
   viewerEndpoint: string | null;
-  /** Extra options per stage process, e.g. {"discover": ["--range", "30"], "detect": ["--model", "m.onnx"]}. */
+  /** Extra options per stage process, e.g. {"discover": ["--cluster-range", "30"], "detect": ["--model", "m.onnx"]}. */
   stageArgs: Partial<Record<PipelineStage | 'replay' | 'record-boxes', string[]>>;
   /** Options of the offline command shared by a stage and its recorder ({ground, cluster, …, tracker, refine}). */
   discoverConfig: string | null;
