@@ -12,8 +12,10 @@ import {
   allocateAgentTracks,
   emptyMap,
   type MapFeature,
+  type Lane,
   type Scenario,
   type StopLine,
+  type StopSign,
 } from './scenario.ts';
 import {
   batchesToScenario,
@@ -120,13 +122,121 @@ interface JsonFeature {
   id: number;
   xy: number[];
   lane_id?: number;
+  z?: number[];
+  type?: string;
+}
+
+/** The source facts a scenario may keep (WOMD), as JSON values; absent keys stay absent. */
+function sourceFactsToJson(s: Scenario): { top: Record<string, unknown>; map: Record<string, unknown> } {
+  const top: Record<string, unknown> = {};
+  if (s.predictionDifficulty) top.prediction_difficulty = Array.from(s.predictionDifficulty);
+  if (s.objectsOfInterest) top.objects_of_interest = Array.from(s.objectsOfInterest);
+  if (s.timestampsS) top.timestamps_s = Array.from(s.timestampsS);
+  const a = s.agents;
+  if (a.stepLength && a.stepWidth && a.stepHeight)
+    top.step_sizes = {
+      length: Array.from(a.stepLength),
+      width: Array.from(a.stepWidth),
+      height: Array.from(a.stepHeight),
+    };
+  const m = s.map;
+  const feat = (f: MapFeature) => ({
+    id: f.id,
+    xy: Array.from(f.xy),
+    ...(f.z ? { z: Array.from(f.z) } : {}),
+    ...(f.type ? { type: f.type } : {}),
+  });
+  const map: Record<string, unknown> = {};
+  if (m.roadLines) map.road_lines = m.roadLines.map(feat);
+  if (m.speedBumps) map.speed_bumps = m.speedBumps.map(feat);
+  if (m.driveways) map.driveways = m.driveways.map(feat);
+  if (m.stopSigns) map.stop_signs = m.stopSigns;
+  return { top, map };
+}
+
+/** Lane and light facts beyond the simulator's (WOMD), as JSON keys. */
+function laneFactsToJson(l: Lane): Record<string, unknown> {
+  return {
+    ...(l.z ? { z: Array.from(l.z) } : {}),
+    ...(l.laneType ? { lane_type: l.laneType, interpolating: !!l.interpolating } : {}),
+    ...(l.leftBoundaries
+      ? { left_boundaries: l.leftBoundaries, right_boundaries: l.rightBoundaries ?? [] }
+      : {}),
+    ...(l.leftNeighborSpans
+      ? { left_neighbor_spans: l.leftNeighborSpans, right_neighbor_spans: l.rightNeighborSpans ?? [] }
+      : {}),
+  };
+}
+
+/** Read back what laneFactsToJson / sourceFactsToJson wrote (trusted shapes: written by drivekit). */
+function applySourceFacts(
+  s: Scenario,
+  d: Record<string, unknown>,
+  m: Record<string, unknown>,
+  lanes: Record<string, unknown>[],
+): void {
+  const nums = (v: unknown) => (v as number[]).map((x) => (x === null ? NaN : x));
+  if (Array.isArray(d.prediction_difficulty))
+    s.predictionDifficulty = Uint8Array.from(nums(d.prediction_difficulty));
+  if (Array.isArray(d.objects_of_interest))
+    s.objectsOfInterest = Int32Array.from(nums(d.objects_of_interest));
+  if (Array.isArray(d.timestamps_s)) s.timestampsS = Float64Array.from(nums(d.timestamps_s));
+  const sizes = d.step_sizes as Record<string, number[]> | undefined;
+  if (sizes) {
+    s.agents.stepLength = Float32Array.from(sizes.length);
+    s.agents.stepWidth = Float32Array.from(sizes.width);
+    s.agents.stepHeight = Float32Array.from(sizes.height);
+  }
+  const feat = (f: JsonFeature): MapFeature => ({
+    id: f.id,
+    xy: Float32Array.from(f.xy),
+    ...(f.z ? { z: Float32Array.from(nums(f.z)) } : {}),
+    ...(f.type ? { type: f.type } : {}),
+  });
+  if (Array.isArray(m.road_lines)) s.map.roadLines = (m.road_lines as JsonFeature[]).map(feat);
+  if (Array.isArray(m.speed_bumps)) s.map.speedBumps = (m.speed_bumps as JsonFeature[]).map(feat);
+  if (Array.isArray(m.driveways)) s.map.driveways = (m.driveways as JsonFeature[]).map(feat);
+  if (Array.isArray(m.stop_signs)) s.map.stopSigns = m.stop_signs as StopSign[];
+  for (const k of ['road_edges', 'crosswalks'] as const) {
+    const list = (m[k] ?? []) as JsonFeature[];
+    const into = k === 'road_edges' ? s.map.roadEdges : s.map.crosswalks;
+    list.forEach((f, i) => Object.assign(into[i], feat(f)));
+  }
+  lanes.forEach((l, i) => {
+    const lane = s.map.lanes[i];
+    if (Array.isArray(l.z)) lane.z = Float32Array.from(nums(l.z));
+    if (typeof l.lane_type === 'string') {
+      lane.laneType = l.lane_type as Lane['laneType'];
+      lane.interpolating = !!l.interpolating;
+    }
+    if (Array.isArray(l.left_boundaries)) {
+      lane.leftBoundaries = l.left_boundaries as Lane['leftBoundaries'];
+      lane.rightBoundaries = l.right_boundaries as Lane['rightBoundaries'];
+    }
+    if (Array.isArray(l.left_neighbor_spans)) {
+      lane.leftNeighborSpans = l.left_neighbor_spans as Lane['leftNeighborSpans'];
+      lane.rightNeighborSpans = l.right_neighbor_spans as Lane['rightNeighborSpans'];
+    }
+  });
+  const lights = (m.traffic_lights ?? []) as Record<string, unknown>[];
+  lights.forEach((l, i) => {
+    const light = s.map.trafficLights[i];
+    if (typeof l.stop_z === 'number') light.stopZ = l.stop_z;
+    if (Array.isArray(l.signal_states)) light.signalStates = Uint8Array.from(l.signal_states as number[]);
+  });
 }
 
 /** The JSON document of a scenario: readable, one object per agent and per map feature. */
 export function scenarioToJson(s: Scenario): Record<string, unknown> {
   const a = s.agents;
   const T = s.numSteps;
-  const feat = (f: MapFeature): JsonFeature => ({ id: f.id, xy: Array.from(f.xy) });
+  const feat = (f: MapFeature): JsonFeature => ({
+    id: f.id,
+    xy: Array.from(f.xy),
+    ...(f.z ? { z: Array.from(f.z) } : {}),
+    ...(f.type ? { type: f.type } : {}),
+  });
+  const facts = sourceFactsToJson(s);
   return {
     format: SCENARIO_JSON_FORMAT,
     id: s.id,
@@ -136,6 +246,7 @@ export function scenarioToJson(s: Scenario): Record<string, unknown> {
     current_step: s.currentStep,
     ego_index: s.egoIndex,
     ...(s.tracksToPredict ? { tracks_to_predict: Array.from(s.tracksToPredict) } : {}),
+    ...facts.top,
     agents: Array.from(a.ids, (id, i) => {
       const span = <A extends Float32Array | Uint8Array>(arr: A) =>
         Array.from(arr.subarray(i * T, (i + 1) * T));
@@ -168,6 +279,7 @@ export function scenarioToJson(s: Scenario): Record<string, unknown> {
         left_neighbors: l.leftNeighbors,
         right_neighbors: l.rightNeighbors,
         in_intersection: l.inIntersection,
+        ...laneFactsToJson(l),
       })),
       road_edges: s.map.roadEdges.map(feat),
       drivable_areas: s.map.drivableAreas.map(feat),
@@ -179,7 +291,10 @@ export function scenarioToJson(s: Scenario): Record<string, unknown> {
         stop_x: l.stopX,
         stop_y: l.stopY,
         states: Array.from(l.states),
+        ...(l.stopZ === undefined ? {} : { stop_z: l.stopZ }),
+        ...(l.signalStates ? { signal_states: Array.from(l.signalStates) } : {}),
       })),
+      ...facts.map,
     },
   };
 }
@@ -282,7 +397,7 @@ export function scenarioFromJson(doc: unknown, file: string): Scenario {
       states: Uint8Array.from(nums(l.states, `${w}.states`)),
     };
   });
-  return {
+  const out: Scenario = {
     id: String(d.id ?? path.basename(file, '.json')),
     source: String(d.source ?? 'json'),
     dtS: num(d.dt_s ?? 0.1, 'dt_s'),
@@ -299,4 +414,6 @@ export function scenarioFromJson(doc: unknown, file: string): Scenario {
     goalY,
     routes,
   };
+  applySourceFacts(out, d, m, arr(m.lanes ?? [], 'map.lanes') as Record<string, unknown>[]);
+  return out;
 }

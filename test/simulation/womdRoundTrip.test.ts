@@ -125,12 +125,13 @@ describeWithSharedData('WOMD round trip', () => {
     expect(folded.some((d) => /LANE_STATE_ARROW_STOP.*LANE_STATE_STOP/.test(d))).toBe(true);
   });
 
-  it('import → scenario directory → load → export decodes to the original', () => {
-    const dir = path.join(tmp, 'scenario');
-    saveScenario(womdToScenario(readWomdFile(WOMD)[0]), dir);
-    const s = loadScenario(dir);
-    expect(womdExportLosses(s)).toEqual({});
-    expect(compareScenarios(original, decode(encodeWomdScenario(scenarioToWomd(s))))).toEqual([]);
+  it('import → scenario directory or JSON → load → export decodes to the original', () => {
+    for (const target of [path.join(tmp, 'scenario'), path.join(tmp, 'scenario.json')]) {
+      saveScenario(womdToScenario(readWomdFile(WOMD)[0]), target);
+      const s = loadScenario(target);
+      expect(womdExportLosses(s)).toEqual({});
+      expect(compareScenarios(original, decode(encodeWomdScenario(scenarioToWomd(s)))), target).toEqual([]);
+    }
   });
 
   it('drivekit sim --agents replay then drivekit export --format womd decodes to the original', async () => {
