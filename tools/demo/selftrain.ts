@@ -87,7 +87,7 @@ export const selftrainDemo: DemoStep = {
       if (fs.existsSync(SHIPPED_MODEL)) {
         const det = await Detector.load(SHIPPED_MODEL);
         try {
-          const trained = det.spec.training as { logs?: string[]; round?: number };
+          const trained = det.spec.training as { logs?: string[]; round?: number; finetunedFrom?: string };
           const bar = createProgress('detect (shipped model)', reader.frameCount);
           const boxes = await detectLog(det, reader, bar);
           bar.stop();
@@ -97,7 +97,7 @@ export const selftrainDemo: DemoStep = {
           if (a) rows.push({ name: 'shipped model', report: a });
           if (b) rows.push({ name: 'shipped model + tracks', report: b });
           notes.push(
-            `Shipped model \`models/detector.onnx\`: self-trained (round ${trained.round ?? '?'}) on ` +
+            `Shipped model \`models/detector.onnx\`: ${trained.finetunedFrom ? 'self-trained, then fine-tuned' : `self-trained (round ${trained.round ?? '?'})`} on ` +
               `${(trained.logs ?? []).join(', ') || 'other logs'} — never on this log; run at ±${det.rangeM} m.`,
           );
         } finally {
