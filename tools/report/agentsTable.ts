@@ -25,9 +25,10 @@ export const TABLE_AGENTS: Record<string, string> = {
   replay: 'replay',
   'constant velocity': 'cv',
   IDM: 'idm',
-  BC: 'models/agent.onnx',
+  BC: 'models/agent-bc.onnx',
   PPO: 'models/agent-ppo.onnx',
-  RTR: 'models/agent-rtr.onnx',
+  RTR: 'models/agent.onnx',
+  'RTR (λ ≤ 10)': 'models/agent-rtr-lambda10.onnx',
   'EMA-PG': 'models/agent-emapg.onnx',
 };
 
