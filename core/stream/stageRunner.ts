@@ -58,11 +58,9 @@ export interface BatchContext {
   index: number;
 }
 
-/** A stage's work on one batch: a batch to send, or null to send nothing. */
-export type Transform = (
-  batch: RecordBatch,
-  ctx: BatchContext,
-) => RecordBatch | null | Promise<RecordBatch | null>;
+/** A stage's work on one batch: a batch to send, several (sent in order), or null to send nothing. */
+export type TransformResult = RecordBatch | RecordBatch[] | null;
+export type Transform = (batch: RecordBatch, ctx: BatchContext) => TransformResult | Promise<TransformResult>;
 
 /** A source stage's batches, produced until done or until the signal aborts. */
 export type Source = (signal: AbortSignal) => AsyncIterable<RecordBatch>;
@@ -181,7 +179,7 @@ export async function runStage(cfg: StageConfig): Promise<StageResult> {
 
   const handle = async (batch: RecordBatch, topic: string, body?: Buffer): Promise<void> => {
     const index = counters.in++;
-    let result: RecordBatch | null;
+    let result: TransformResult;
     try {
       result = await transform(batch, { topic, index });
     } catch (e) {
@@ -190,7 +188,11 @@ export async function runStage(cfg: StageConfig): Promise<StageResult> {
       skips.skip(e instanceof SchemaError ? 'wrong-schema' : 'transform-failed', detail);
       return;
     }
-    if (result === null) counters.dropped++;
+    if (result === null || (Array.isArray(result) && result.length === 0)) counters.dropped++;
+    // A stage with two outputs per input (a result and its input forwarded): each goes out in turn.
+    else if (Array.isArray(result)) {
+      if (output) for (const r of result) await send(r, r === batch ? body : undefined);
+    }
     // A batch passed through unchanged goes out as the bytes it came in (no re-encoding, no copy).
     else if (output) await send(result, result === batch ? body : undefined);
   };
