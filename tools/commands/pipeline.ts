@@ -72,7 +72,8 @@ export async function runPipeline(
     );
   }
   const frames = end - cfg.startFrame;
-  const bar = createProgress('pipeline', frames * cfg.stages.length, { silent: quiet });
+  const recorded = wiring.branches.filter((b) => b.sink).length;
+  const bar = createProgress('pipeline', frames * recorded, { silent: quiet });
   let result: SupervisorResult;
   try {
     result = await supervise(
@@ -123,7 +124,7 @@ export function register(program: Command): void {
   program
     .command('pipeline')
     .description(
-      'run stages as supervised processes over ZeroMQ/Arrow (replay → <stage> → recorder per stage); outputs as `drivekit discover` / `detect`',
+      'run stages as supervised processes over ZeroMQ/Arrow (replay → <stage> → recorder per stage; replay → tokenize → forecast → recorder); outputs as `drivekit discover` / `detect` / `tokenize`',
     )
     .option(
       '--config <file.json>',
@@ -174,7 +175,9 @@ export function register(program: Command): void {
       'after',
       '\nA stage process that dies is restarted; frames lost in flight are resent by index until the recorder has\n' +
         'each once, in order (or the summary names the lost frames and why). SIGINT: children get SIGTERM, temp\n' +
-        'sockets are removed, exit 130. Config files are JSON only (no YAML parser is installed).',
+        'sockets are removed, exit 130. Config files are JSON only (no YAML parser is installed).\n' +
+        'tokenize and forecast run as one chain (forecast implies tokenize): tokens.arrow as `drivekit tokenize`\n' +
+        "writes it, and forecast.arrow with the live forecast stage's sweeps (docs/pipeline.md).",
     )
     .action(async (opts: PipelineOptions) => {
       const file = opts.config ? readPipelineFile(opts.config) : {};

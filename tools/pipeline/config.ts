@@ -3,12 +3,13 @@
 import fs from 'node:fs';
 import { InputError } from '../../core/errors.ts';
 
-/** Analysis stages the pipeline runs; each is one branch: replay → <stage> → record-boxes. */
-export const PIPELINE_STAGES = ['discover', 'detect'] as const;
+/**
+ * Analysis stages the pipeline runs. discover and detect are each one branch replay → <stage> →
+ * record-boxes; tokenize and forecast form one chain replay → tokenize → forecast → record-tokens
+ * (forecast needs the tokens, so naming it runs tokenize too).
+ */
+export const PIPELINE_STAGES = ['discover', 'detect', 'tokenize', 'forecast'] as const;
 export type PipelineStage = (typeof PIPELINE_STAGES)[number];
-
-/** Stages that exist as `drivekit stage` processes but whose output the pipeline cannot record yet. */
-export const UNSUPPORTED_STAGES = ['tokenize', 'forecast'];
 
 export interface PipelineConfig {
   /** The log whose frames are replayed. */
@@ -36,7 +37,7 @@ export interface PipelineConfig {
   /** Also publish the frames (PUB, lossy, never holds the run back) here for a viewer, e.g. tcp://127.0.0.1:5600. */
   viewerEndpoint: string | null;
   /** Extra options per stage process, e.g. {"discover": ["--cluster-range", "30"], "detect": ["--model", "m.onnx"]}. */
-  stageArgs: Partial<Record<PipelineStage | 'replay' | 'record-boxes', string[]>>;
+  stageArgs: Partial<Record<PipelineStage | 'replay' | 'record-boxes' | 'record-tokens', string[]>>;
   /** Options of the offline command shared by a stage and its recorder ({ground, cluster, …, tracker, refine}). */
   discoverConfig: string | null;
   /** Each analysis stage waits this long per frame: a slow stage, to see back-pressure (tests, benchmarks). */
@@ -118,11 +119,6 @@ export function resolvePipelineConfig(...layers: Partial<PipelineConfig>[]): Pip
   if (!cfg.out) throw new InputError('--out', 'is required (or "out" in --config)');
   if (cfg.stages.length === 0) throw new InputError('--stages', 'names no stage');
   for (const s of cfg.stages as string[]) {
-    if (UNSUPPORTED_STAGES.includes(s))
-      throw new InputError(
-        '--stages',
-        `'${s}' runs as \`drivekit stage ${s}\` but the pipeline cannot record its output yet`,
-      );
     if (!(PIPELINE_STAGES as readonly string[]).includes(s))
       throw new InputError('--stages', `'${s}' is not one of ${PIPELINE_STAGES.join(', ')}`);
   }

@@ -96,18 +96,29 @@ class BranchState {
     readonly start: number,
     readonly end: number,
   ) {
-    this.procs = [branch.source, branch.stage, branch.sink].filter((p) => p !== null).map((p) => new Proc(p));
+    this.procs = [branch.source, ...branch.stages, branch.sink]
+      .filter((p) => p !== null)
+      .map((p) => new Proc(p));
   }
 
   proc(role: Role): Proc | undefined {
     return this.procs.find((p) => p.spec.role === role);
   }
 
-  /** The first frame not yet recorded (where a restarted replay resumes). */
+  stages(): Proc[] {
+    return this.procs.filter((p) => p.spec.role === 'stage');
+  }
+
+  /** Where a restarted replay resumes: the first frame not yet recorded, less the history it needs. */
   firstUnacked(): number {
     let i = this.start;
     while (i < this.end && this.acked.has(i)) i++;
-    return i;
+    return this.withContext(i);
+  }
+
+  /** A resend from `frame` starts the branch's context frames earlier (the forecast's past). */
+  withContext(frame: number): number {
+    return Math.max(this.start, frame - this.branch.contextFrames);
   }
 
   missing(): [number, number][] {
@@ -228,9 +239,9 @@ export async function supervise(
   /** Resend round: the recorder saw the end of the stream with frames missing, and nothing upstream runs. */
   const maybeResend = (b: BranchState) => {
     const src = b.proc('source')!;
-    const stage = b.proc('stage');
+    const stages = b.stages();
     if (!b.waiting || stopping || b.lostBecause || b.finished) return;
-    if (src.running || src.pending || stage?.running || stage?.pending) return;
+    if (src.running || src.pending || stages.some((s) => s.running || s.pending)) return;
     const missing = b.missing();
     if (++b.rounds > cfg.maxRepairRounds) {
       giveUp(b, `frames ${formatRanges(missing)} still missing after ${cfg.maxRepairRounds} resend round(s)`);
@@ -239,12 +250,12 @@ export async function supervise(
     b.waiting = false;
     // Nothing missing (only the end-of-stream was lost): an empty range sends just the marker.
     const r = missing.length
-      ? { start: missing[0][0], end: missing[missing.length - 1][1] + 1 }
+      ? { start: b.withContext(missing[0][0]), end: missing[missing.length - 1][1] + 1 }
       : { start: range.end, end: range.end };
     hooks.log(
       `pipeline: ${b.branch.name}: resending frames ${missing.length ? formatRanges(missing) : '(none; end-of-stream only)'}`,
     );
-    if (stage) start(b, stage, r);
+    for (const stage of stages) start(b, stage, r);
     start(b, src, r);
   };
 
@@ -323,10 +334,8 @@ export async function supervise(
 
   // Recorders first, then the stages, then the replays: everyone downstream is listening when frames come.
   for (const role of ['sink', 'stage', 'source'] as const)
-    for (const b of states) {
-      const p = b.proc(role);
-      if (p) start(b, p, range);
-    }
+    for (const b of states)
+      for (const p of b.procs.filter((q) => q.spec.role === role).reverse()) start(b, p, range);
   await allDone;
   clearInterval(rssTimer);
   signal.removeEventListener('abort', stopAll);
@@ -348,7 +357,12 @@ export async function supervise(
       .filter((b) => b.branch.sink)
       .map((b) => {
         const sink = b.proc('sink')!.summary;
-        const stage = b.proc('stage')?.summary;
+        const skipped: Record<string, number> = {};
+        for (const p of b.stages())
+          for (const [k, n] of Object.entries(
+            (p.summary?.malformed as Record<string, number> | undefined) ?? {},
+          ))
+            skipped[k] = (skipped[k] ?? 0) + n;
         const missing = b.missing();
         const written = sink && (sink.file as string | null) !== null && b.finished;
         return {
@@ -363,7 +377,7 @@ export async function supervise(
           first_frame_s: b.firstAckS,
           last_frame_s: b.lastAckS,
           lost_because: missing.length ? (b.lostBecause ?? (stopping ? 'interrupted' : 'unknown')) : null,
-          skipped: (stage?.malformed as Record<string, number> | undefined) ?? {},
+          skipped,
         };
       }),
   };

@@ -4,7 +4,13 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import type { PipelineConfig, PipelineStage } from './config.ts';
+import { LogReader } from '../../datasets/logstore.ts';
+import { Forecaster } from '../../worldmodel/forecasterModel.ts';
+import { sensorOrigin } from '../../worldmodel/sweep.ts';
+import { SHIPPED_WORLDMODEL } from '../commands/forecast.ts';
+import { SHIPPED_TOKENIZER } from '../commands/tokenize.ts';
+import { forecastContextFrames } from '../stages/forecast.ts';
+import type { PipelineConfig } from './config.ts';
 
 export type Role = 'source' | 'stage' | 'sink';
 
@@ -19,13 +25,20 @@ export interface ProcessSpec {
 }
 
 export interface Branch {
-  name: PipelineStage | 'viewer';
+  /** A stage's name, 'tokenize,forecast' for the world-model chain, or 'viewer'. */
+  name: string;
   source: ProcessSpec;
-  stage: ProcessSpec | null;
+  /** The analysis processes in chain order (one for discover / detect). */
+  stages: ProcessSpec[];
   sink: ProcessSpec | null;
+  /**
+   * Frames of history the chain needs before a frame (the forecast's past): a restarted replay or a
+   * resend starts this much earlier, so the frame's forecast comes again.
+   */
+  contextFrames: number;
   /** The files the branch's recorder writes, by kind. */
   files: Record<string, string>;
-  /** Where the branch's stage and recorder listen (for injecting messages in tests, or a second producer). */
+  /** Where the branch's (first) stage and recorder listen (for injecting messages in tests, or a second producer). */
   endpoints: { stage?: string; sink?: string; viewer?: string };
 }
 
@@ -37,10 +50,13 @@ export interface Wiring {
 }
 
 /** Output file names of each stage's recorder: the names `drivekit discover` / `detect` write in a log. */
-export const STAGE_FILES: Record<PipelineStage, { boxes: string; tracks?: string }> = {
+export const STAGE_FILES: Record<'discover' | 'detect', { boxes: string; tracks?: string }> = {
   discover: { boxes: 'detections.arrow', tracks: 'tracks.arrow' },
   detect: { boxes: 'detector.arrow' },
 };
+
+/** The world-model chain's files: tokens as `drivekit tokenize` writes them, the live forecast's sweeps. */
+export const WORLD_FILES = { tokens: 'tokens.arrow', forecast: 'forecast.arrow' };
 
 /** A loopback TCP port free right now (the OS picks it; the stage that binds it takes it a moment later). */
 async function freePort(): Promise<number> {
@@ -74,7 +90,35 @@ export async function wirePipeline(cfg: PipelineConfig): Promise<Wiring> {
   const extra = (k: keyof PipelineConfig['stageArgs']) => cfg.stageArgs[k] ?? [];
   const configArgs = cfg.discoverConfig ? ['--config', cfg.discoverConfig] : [];
   const branches: Branch[] = [];
+  const replay = (id: string, out: string, more: string[] = []): ProcessSpec => ({
+    id,
+    role: 'source',
+    program: 'replay',
+    argv: (r) => [
+      'stage',
+      'replay',
+      '--log',
+      cfg.log,
+      '--out',
+      out,
+      '--rate',
+      String(cfg.rateHz),
+      '--start',
+      String(r.start),
+      '--end',
+      String(r.end),
+      ...common,
+      ...more,
+    ],
+  });
+  const delay = cfg.stageDelayMs > 0 ? ['--delay-ms', String(cfg.stageDelayMs)] : [];
+  // The viewer feed: a forwarder binds SUB (internal) → PUB (--viewer-endpoint); the viewer's replay and
+  // every box recorder publish into it, each under its own topic (the viewer names box sets by topic).
+  const viewerIn = cfg.viewerEndpoint ? await url('viewer-in') : null;
+  const publish = (topic: string) =>
+    viewerIn ? ['--publish', `pub:connect:${viewerIn}`, '--publish-topic', topic] : [];
   for (const stage of cfg.stages) {
+    if (stage === 'tokenize' || stage === 'forecast') continue;
     const stageIn = await url(`${stage}-in`);
     const sinkIn = await url(`${stage}-rec`);
     const names = STAGE_FILES[stage];
@@ -91,6 +135,7 @@ export async function wirePipeline(cfg: PipelineConfig): Promise<Wiring> {
       '--delay-ms',
       String(cfg.sinkDelayMs),
       ...(cfg.force ? ['--force'] : []),
+      ...publish(stage),
       ...common,
       ...extra('record-boxes'),
     ];
@@ -103,45 +148,28 @@ export async function wirePipeline(cfg: PipelineConfig): Promise<Wiring> {
     branches.push({
       name: stage,
       files,
+      contextFrames: 0,
       endpoints: { stage: stageIn, sink: sinkIn },
-      source: {
-        id: `${stage}/replay`,
-        role: 'source',
-        program: 'replay',
-        argv: (r) => [
-          'stage',
-          'replay',
-          '--log',
-          cfg.log,
-          '--out',
-          `push:connect:${stageIn}`,
-          '--rate',
-          String(cfg.rateHz),
-          '--start',
-          String(r.start),
-          '--end',
-          String(r.end),
-          ...common,
-          ...extra('replay'),
-        ],
-      },
-      stage: {
-        id: `${stage}/${stage}`,
-        role: 'stage',
-        program: stage,
-        argv: () => [
-          'stage',
-          stage,
-          '--in',
-          `pull:bind:${stageIn}`,
-          '--out',
-          `push:connect:${sinkIn}`,
-          ...(stage === 'discover' ? configArgs : []),
-          ...(cfg.stageDelayMs > 0 ? ['--delay-ms', String(cfg.stageDelayMs)] : []),
-          ...common,
-          ...extra(stage),
-        ],
-      },
+      source: replay(`${stage}/replay`, `push:connect:${stageIn}`, extra('replay')),
+      stages: [
+        {
+          id: `${stage}/${stage}`,
+          role: 'stage',
+          program: stage,
+          argv: () => [
+            'stage',
+            stage,
+            '--in',
+            `pull:bind:${stageIn}`,
+            '--out',
+            `push:connect:${sinkIn}`,
+            ...(stage === 'discover' ? configArgs : []),
+            ...delay,
+            ...common,
+            ...extra(stage),
+          ],
+        },
+      ],
       sink: {
         id: `${stage}/record-boxes`,
         role: 'sink',
@@ -150,38 +178,150 @@ export async function wirePipeline(cfg: PipelineConfig): Promise<Wiring> {
       },
     });
   }
-  if (cfg.viewerEndpoint) {
+  if (cfg.stages.includes('tokenize') || cfg.stages.includes('forecast'))
+    branches.push(await worldChain(cfg, tmp, url, common, delay, replay));
+  if (cfg.viewerEndpoint && viewerIn) {
     const viewer = cfg.viewerEndpoint;
     branches.push({
       name: 'viewer',
       files: {},
+      contextFrames: 0,
       endpoints: { viewer },
-      source: {
-        id: 'viewer/replay',
-        role: 'source',
-        program: 'replay',
-        // PUB fan-out: a viewer may come and go; frames sent while none listens are dropped, by design.
-        argv: (r) => [
-          'stage',
-          'replay',
-          '--log',
-          cfg.log,
-          '--out',
-          `pub:bind:${viewer}`,
-          '--subscribers',
-          '0',
-          '--rate',
-          String(cfg.rateHz),
-          '--start',
-          String(r.start),
-          '--end',
-          String(r.end),
-          ...common,
-        ],
-      },
-      stage: null,
+      // PUB: a viewer may come and go; frames sent while none listens are dropped, by design.
+      source: replay('viewer/replay', `pub:connect:${viewerIn}`),
+      stages: [
+        {
+          id: 'viewer/forward',
+          role: 'stage',
+          program: 'forward',
+          argv: () => ['stage', 'forward', '--in', `sub:bind:${viewerIn}`, '--out', `pub:bind:${viewer}`],
+        },
+      ],
       sink: null,
     });
   }
   return { tmp, branches, cleanup: () => fs.rmSync(tmp, { recursive: true, force: true }) };
+}
+
+/** replay → tokenize → forecast → record-tokens (forecast only when named), with the log's rate and origin. */
+async function worldChain(
+  cfg: PipelineConfig,
+  tmp: string,
+  url: (name: string) => Promise<string>,
+  common: string[],
+  delay: string[],
+  replay: (id: string, out: string, more?: string[]) => ProcessSpec,
+): Promise<Branch> {
+  const withForecast = cfg.stages.includes('forecast');
+  const extra = (k: keyof PipelineConfig['stageArgs']) => cfg.stageArgs[k] ?? [];
+  const log = await LogReader.open(cfg.log);
+  const rateHz = log.meta.rateHz;
+  const origin = sensorOrigin(log.meta).join(',');
+  await log.close();
+  const tokenizer = argValue(extra('tokenize'), '--model') ?? SHIPPED_TOKENIZER;
+  let context = 0;
+  let worldModel = '';
+  if (withForecast) {
+    worldModel = argValue(extra('forecast'), '--model') ?? SHIPPED_WORLDMODEL;
+    const fc = await Forecaster.load(worldModel);
+    const { past, frameDtS } = fc.config.frames;
+    await fc.dispose();
+    // As the forecast stage computes its frame step.
+    context = forecastContextFrames(past, Math.max(1, Math.round(frameDtS * rateHz)));
+  }
+  const name = withForecast ? 'tokenize,forecast' : 'tokenize';
+  const tokIn = await url('tokenize-in');
+  const fcIn = withForecast ? await url('forecast-in') : null;
+  const sinkIn = await url('tokens-rec');
+  const files: Record<string, string> = { tokens: path.join(cfg.out, WORLD_FILES.tokens) };
+  if (withForecast) files.forecast = path.join(cfg.out, WORLD_FILES.forecast);
+  const stages: ProcessSpec[] = [
+    {
+      id: `${name}/tokenize`,
+      role: 'stage',
+      program: 'tokenize',
+      argv: () => [
+        'stage',
+        'tokenize',
+        '--in',
+        `pull:bind:${tokIn}`,
+        '--out',
+        `push:connect:${fcIn ?? sinkIn}`,
+        '--sensor-origin',
+        origin,
+        ...(withForecast ? ['--forward-frames'] : []),
+        ...delay,
+        ...common,
+        ...extra('tokenize'),
+      ],
+    },
+  ];
+  if (fcIn)
+    stages.push({
+      id: `${name}/forecast`,
+      role: 'stage',
+      program: 'forecast',
+      argv: () => [
+        'stage',
+        'forecast',
+        '--in',
+        `pull:bind:${fcIn}`,
+        '--out',
+        `push:connect:${sinkIn}`,
+        '--tokens-in',
+        '--forward-tokens',
+        '--tokenizer',
+        tokenizer,
+        '--sensor-origin',
+        origin,
+        '--rate-hz',
+        String(rateHz),
+        ...delay,
+        ...common,
+        ...extra('forecast'),
+      ],
+    });
+  const forecastMeta = {
+    log: path.resolve(cfg.log),
+    model: path.resolve(worldModel),
+    poses: 'constant-velocity (live stream)',
+  };
+  const sinkArgs = [
+    '--in',
+    `pull:bind:${sinkIn}`,
+    '--out',
+    files.tokens,
+    '--journal',
+    path.join(tmp, 'tokens.journal'),
+    '--events',
+    '--delay-ms',
+    String(cfg.sinkDelayMs),
+    ...(withForecast
+      ? [
+          '--forecast',
+          files.forecast,
+          '--forecast-context',
+          String(context),
+          '--forecast-metadata',
+          JSON.stringify(forecastMeta),
+        ]
+      : []),
+    ...(cfg.force ? ['--force'] : []),
+    ...common,
+    ...extra('record-tokens'),
+  ];
+  return {
+    name,
+    files,
+    contextFrames: context,
+    endpoints: { stage: tokIn, sink: sinkIn },
+    source: replay(`${name}/replay`, `push:connect:${tokIn}`, extra('replay')),
+    stages,
+    sink: {
+      id: `${name}/record-tokens`,
+      role: 'sink',
+      program: 'record-tokens',
+      argv: (r) => ['stage', 'record-tokens', ...sinkArgs, '--frames', `${r.start}:${r.end}`],
+    },
+  };
 }

@@ -19,22 +19,28 @@ export class BoxJournal {
 
   /** The entries written so far (none when the file is absent); a torn or unreadable tail is cut off. */
   readBack(): JournalEntry[] {
+    return this.readBatches().map((batch) => {
+      const m = batch.schema.metadata;
+      return {
+        logId: m.get('log_id') ?? '',
+        frameIndex: Number(m.get('frame_index')),
+        boxes: batchToBoxes(batch, this.file),
+      };
+    });
+  }
+
+  /** The batches written so far, of any record kind (a recorder of tokens and forecasts keeps both). */
+  readBatches(): RecordBatch[] {
     if (!fs.existsSync(this.file)) return [];
     const bytes = fs.readFileSync(this.file);
-    const out: JournalEntry[] = [];
+    const out: RecordBatch[] = [];
     let at = 0;
     while (at + 4 <= bytes.length) {
       const n = bytes.readUInt32LE(at);
       if (at + 4 + n > bytes.length) break;
       try {
         // A copy: the decoded columns must not alias the whole file's buffer at an odd offset.
-        const batch = decodeBatchBytes(new Uint8Array(bytes.subarray(at + 4, at + 4 + n)));
-        const m = batch.schema.metadata;
-        out.push({
-          logId: m.get('log_id') ?? '',
-          frameIndex: Number(m.get('frame_index')),
-          boxes: batchToBoxes(batch, this.file),
-        });
+        out.push(decodeBatchBytes(new Uint8Array(bytes.subarray(at + 4, at + 4 + n))));
       } catch {
         break;
       }

@@ -1,6 +1,6 @@
 // `drivekit stage forecast --in … --out …`: the world model on a live stream — each SensorFrame with enough
 // past behind it is answered by the predicted sweep `future` model frames ahead, in that frame's vehicle frame.
-import { batchToSensorFrame, pointCloudToBatch } from '../../core/arrow/codec.ts';
+import { batchToSensorFrame, batchToTokens, pointCloudToBatch } from '../../core/arrow/codec.ts';
 import { allocatePointCloud, type SensorFrame } from '../../core/arrow/records.ts';
 import { composePoses, invertPose } from '../../core/geometry/pose.ts';
 import { Rng } from '../../core/rng.ts';
@@ -24,13 +24,18 @@ interface ForecastStageOptions {
   sensorOrigin: string;
   rateHz: string;
   steps?: string;
+  tokensIn?: boolean;
+  forwardTokens?: boolean;
 }
+
+/** Frames of history a forecast needs before a frame (past frames `step` apart), so a resend starts that early. */
+export const forecastContextFrames = (past: number, step: number) => (past - 1) * step;
 
 export const register = transformStage<ForecastStageOptions>({
   name: 'forecast',
   description:
     'forecast the sweep ahead of each SensorFrame with the world model (ONNX); poses ahead by constant velocity',
-  inputKind: 'sensorFrame',
+  // SensorFrames, or SensorFrames each followed by its Tokens (--tokens-in); each batch's schema is checked.
   defaultTopic: 'forecast',
   options: (cmd) =>
     cmd
@@ -42,7 +47,15 @@ export const register = transformStage<ForecastStageOptions>({
       .option('--tokenizer <dir>', 'tokenizer directory', SHIPPED_TOKENIZER)
       .option('--sensor-origin <x,y,z>', "the LiDAR's position in the frames' vehicle frame", '0,0,0')
       .option('--rate-hz <hz>', 'the stream’s frame rate', '10')
-      .option('--steps <k>', "denoising steps (default the model's)"),
+      .option('--steps <k>', "denoising steps (default the model's)")
+      .option(
+        '--tokens-in',
+        'the input is each SensorFrame followed by its Tokens (`stage tokenize --forward-frames`): use those tokens',
+      )
+      .option(
+        '--forward-tokens',
+        'send each input Tokens batch on before the forecast (for one recorder of both)',
+      ),
   create: async (opts) => {
     const origin = parseOrigin(opts.sensorOrigin);
     const fc = await Forecaster.load(opts.model);
@@ -53,12 +66,12 @@ export const register = transformStage<ForecastStageOptions>({
     const sampling = { ...cfg.sampling, ...(opts.steps ? { steps: Math.max(1, Number(opts.steps)) } : {}) };
     const history: { frame: SensorFrame; tokens: Int32Array }[] = [];
     const rays = nominalRays();
-    return async (batch) => {
-      const frame = batchToSensorFrame(batch, 'forecast input');
-      const tokens = await tok.encode(
-        sensorPoints(frame.points, origin),
-        `${frame.logId} frame ${frame.frameIndex}`,
-      );
+    let pending: SensorFrame | null = null;
+    const forecastFrom = async (frame: SensorFrame, tokens: Int32Array) => {
+      // History is consecutive frames: a gap or a step back (a resend after a restart) starts it afresh,
+      // so a resent frame gets the same forecast as the first time.
+      const prev = history[history.length - 1];
+      if (prev && prev.frame.frameIndex !== frame.frameIndex - 1) history.length = 0;
       history.push({ frame, tokens });
       const keep = (past - 1) * step + 1;
       if (history.length > keep) history.shift();
@@ -106,6 +119,30 @@ export const register = transformStage<ForecastStageOptions>({
         target_frame: String(frame.frameIndex + future * step),
         horizon_s: String(future * cfg.frames.frameDtS),
       });
+    };
+    return async (batch) => {
+      const schema = batch.schema.metadata.get('drivekit.schema') ?? '';
+      if (opts.tokensIn && schema.startsWith('tokens/')) {
+        const [grid] = batchToTokens(batch, 'forecast input');
+        const frame = pending;
+        pending = null;
+        if (!frame || frame.frameIndex !== grid.frameIndex)
+          throw new Error(`Tokens of frame ${grid.frameIndex} came without that SensorFrame before them`);
+        const out = await forecastFrom(frame, grid.tokens);
+        if (!opts.forwardTokens) return out;
+        return out ? [batch, out] : batch;
+      }
+      const frame = batchToSensorFrame(batch, 'forecast input');
+      // With --tokens-in the frame waits for its Tokens (the next message from the tokenize stage).
+      if (opts.tokensIn) {
+        pending = frame;
+        return null;
+      }
+      const tokens = await tok.encode(
+        sensorPoints(frame.points, origin),
+        `${frame.logId} frame ${frame.frameIndex}`,
+      );
+      return forecastFrom(frame, tokens);
     };
   },
 });

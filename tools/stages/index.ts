@@ -30,9 +30,20 @@ export const STAGES: StageSpec[] = [
     load: () => import('./recordBoxes.ts'),
   },
   {
+    name: 'record-tokens',
+    summary:
+      'write received Tokens (and forecasts) as tokens.arrow (and a forecast file), each frame once and in order',
+    load: () => import('./recordTokens.ts'),
+  },
+  {
     name: 'relay',
     summary: 'forward batches between endpoints (e.g. PULL → PUB)',
     load: () => import('./relay.ts'),
+  },
+  {
+    name: 'forward',
+    summary: 'pass every message on unchanged, topics kept (several publishers into one PUB)',
+    load: () => import('./forward.ts'),
   },
   {
     name: 'discover',

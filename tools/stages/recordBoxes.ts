@@ -6,6 +6,8 @@ import { batchToBoxes } from '../../core/arrow/codec.ts';
 import { type Boxes, concatBoxes } from '../../core/arrow/records.ts';
 import { InputError } from '../../core/errors.ts';
 import { parseEndpoint } from '../../core/stream/endpoint.ts';
+import { batchMessage } from '../../core/stream/message.ts';
+import { DEFAULT_SOCKET_CONFIG, openOutput } from '../../core/stream/sockets.ts';
 import { StageFatalError } from '../../core/stream/stageRunner.ts';
 import { writeBoxesFile } from '../../datasets/logFiles.ts';
 import { LogReader } from '../../datasets/logstore.ts';
@@ -37,10 +39,12 @@ interface RecordBoxesOptions extends StreamCliOptions {
   delayMs: number;
   eosCount: number;
   force?: boolean;
+  publish?: string;
+  publishTopic: string;
 }
 
 /** `a:b` → [a, b): the source frames this sink must end with. */
-function frameRange(v: string): [number, number] {
+export function frameRange(v: string): [number, number] {
   const m = /^(\d+):(\d+)$/.exec(v.trim());
   if (!m || Number(m[1]) > Number(m[2]))
     throw new InputError('--frames', `'${v}' is not start:end (start ≤ end)`);
@@ -80,7 +84,16 @@ export function register(stage: Command): void {
       0,
     )
     .option('--eos-count <n>', 'end-of-stream markers to wait for (one per producer)', intOption(1), 1)
-    .option('--force', 'replace existing output files');
+    .option('--force', 'replace existing output files')
+    .option(
+      '--publish <endpoint>',
+      "also publish each accepted frame's Boxes here (PUB, lossy: for a viewer)",
+    )
+    .option(
+      '--publish-topic <topic>',
+      'topic of the published Boxes (a viewer names the box set by it)',
+      'boxes',
+    );
   addStreamOptions(cmd).action(async (opts: RecordBoxesOptions) => {
     if (opts.tracks && !opts.log)
       throw new InputError('--tracks', 'needs --log (the poses and times to track with)');
@@ -102,6 +115,10 @@ export function register(stage: Command): void {
       if (opts.events) process.stdout.write(JSON.stringify(e) + '\n');
     };
     const say = (line: string) => process.stderr.write(`record-boxes: ${line}\n`);
+    // The viewer feed: a PUB never waits for a subscriber, so a viewer never holds the recorder back.
+    const feed = opts.publish
+      ? await openOutput(parseEndpoint(opts.publish, 'out'), { ...DEFAULT_SOCKET_CONFIG, lingerMs: 0 })
+      : null;
 
     // Frames by source index; a restarted sink gets back what its journal holds.
     const frames = new Map<number, Boxes>();
@@ -161,11 +178,13 @@ export function register(stage: Command): void {
           }
           frames.set(frameIndex, boxes);
           event({ event: 'ack', frame: frameIndex });
+          await feed?.socket.send(batchMessage(opts.publishTopic, batch)).catch(() => undefined);
           return null;
         },
       },
       opts,
     );
+    feed?.socket.close();
     const order = [...frames.keys()].sort((a, b) => a - b);
     const missing = opts.frames ? missingRanges(new Set(order), ...opts.frames) : [];
     const written = missing.length === 0 || commitPartial;

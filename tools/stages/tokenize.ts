@@ -1,5 +1,6 @@
 // `drivekit stage tokenize --in … --out …`: the LiDAR tokenizer on a live stream — each SensorFrame in,
 // its BEV token grid out as a Tokens batch (frame index and pose kept, DESIGN.md "Tokens").
+import path from 'node:path';
 import { batchToSensorFrame, tokensToBatch } from '../../core/arrow/codec.ts';
 import { InputError } from '../../core/errors.ts';
 import { gridGeometry } from '../../worldmodel/config.ts';
@@ -11,6 +12,7 @@ import { transformStage } from './transformStage.ts';
 interface TokenizeStageOptions {
   model: string;
   sensorOrigin: string;
+  forwardFrames?: boolean;
 }
 
 /** "x,y,z" in metres → a triple; InputError naming the flag otherwise. */
@@ -37,6 +39,10 @@ export const register = transformStage<TokenizeStageOptions>({
         '--sensor-origin <x,y,z>',
         "the LiDAR's position in the frames' vehicle frame (0,0,0 for KITTI and synthetic sweeps)",
         '0,0,0',
+      )
+      .option(
+        '--forward-frames',
+        'send each input SensorFrame on before its Tokens (a downstream forecast stage needs the points)',
       ),
   create: async (opts) => {
     const origin = parseOrigin(opts.sensorOrigin);
@@ -48,10 +54,19 @@ export const register = transformStage<TokenizeStageOptions>({
         sensorPoints(frame.points, origin),
         `${frame.logId} frame ${frame.frameIndex}`,
       );
-      return tokensToBatch(
+      const out = tokensToBatch(
         [{ frameIndex: frame.frameIndex, rows: geo.tokensXY, cols: geo.tokensXY, pose: frame.pose, tokens }],
-        { log_id: frame.logId, timestamp_ns: String(frame.timestampNs), token_m: String(geo.tokenM) },
+        {
+          log_id: frame.logId,
+          timestamp_ns: String(frame.timestampNs),
+          // As `drivekit tokenize` writes them in tokens.arrow, so a recorder can write the same file.
+          token_m: String(geo.tokenM),
+          range_m: String(tok.config.grid.rangeM),
+          sensor_origin_m: origin.join(','),
+          model: path.resolve(opts.model),
+        },
       );
+      return opts.forwardFrames ? [batch, out] : out;
     };
   },
 });

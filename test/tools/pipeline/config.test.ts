@@ -48,7 +48,7 @@ describe('pipeline config', () => {
       expect(err).toBeInstanceOf(InputError);
       expect((err as Error).message).toMatch(msg);
     };
-    bad({ stages: ['tokenize'] }, /cannot record its output yet/);
+    bad({ stages: ['plan'] }, /'plan' is not one of discover, detect, tokenize, forecast/);
     bad({ stages: ['warp'] }, /not one of discover, detect/);
     bad({ stages: ['discover', 'discover'] }, /twice/);
     bad({ hwm: 0 }, /--hwm: must be a whole number ≥ 1/);
