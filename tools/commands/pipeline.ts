@@ -157,7 +157,10 @@ export function register(program: Command): void {
       `restarts of one process before its stage gives up (default ${D.maxRestarts})`,
       intOption('--max-restarts', 0),
     )
-    .option('--viewer-endpoint <url>', 'also publish the frames (PUB, lossy) here, e.g. tcp://127.0.0.1:5600')
+    .option(
+      '--viewer-endpoint <url>',
+      'also publish the frames and box sets (PUB, lossy) here for `drivekit view`, e.g. tcp://127.0.0.1:5600',
+    )
     .option('--discover-config <json>', 'discover/tracker/refine overrides, as `drivekit discover --config`')
     .option(
       '--stage-delay-ms <ms>',

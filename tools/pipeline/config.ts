@@ -14,7 +14,7 @@ export type PipelineStage = (typeof PIPELINE_STAGES)[number];
 export interface PipelineConfig {
   /** The log whose frames are replayed. */
   log: string;
-  /** Analysis stages, each fed every frame of the log by its own replay process. */
+  /** Analysis stages, each branch fed every frame of the log by its own replay process (tokenize and forecast: one chain). */
   stages: PipelineStage[];
   /** Output folder: each stage's Boxes files, pipeline.json and the processes' logs. */
   out: string;
@@ -34,7 +34,7 @@ export interface PipelineConfig {
   maxRepairRounds: number;
   /** How often each process's peak RSS is read from /proc, in milliseconds. */
   rssPollMs: number;
-  /** Also publish the frames (PUB, lossy, never holds the run back) here for a viewer, e.g. tcp://127.0.0.1:5600. */
+  /** Also publish the frames and box sets (PUB, lossy, never holds the run back) here for a viewer, e.g. tcp://127.0.0.1:5600. */
   viewerEndpoint: string | null;
   /** Extra options per stage process, e.g. {"discover": ["--cluster-range", "30"], "detect": ["--model", "m.onnx"]}. */
   stageArgs: Partial<Record<PipelineStage | 'replay' | 'record-boxes' | 'record-tokens', string[]>>;

@@ -90,6 +90,8 @@ class BranchState {
   lastAckS: number | null = null;
   lostBecause: string | null = null;
   finished = false;
+  /** A stage that died since its upstream last ran: what was queued for it is to be sent again. */
+  staleBelow: Proc | null = null;
 
   constructor(
     readonly branch: Branch,
@@ -236,6 +238,27 @@ export async function supervise(
     checkFinished();
   };
 
+  /**
+   * A stage died: the processes upstream of it (the replay, and in a chain the stages before it) may have
+   * sent their last frames and end-of-stream into its queue, gone with it — a finished upstream process
+   * lingers until its peer takes everything, then exits. Once all of them have finished, run them again
+   * from the first frame not recorded (less the context); the recorder drops repeats.
+   */
+  const rerunUpstream = (b: BranchState) => {
+    const dead = b.staleBelow;
+    if (!dead || stopping || b.lostBecause || b.finished) return;
+    const stages = b.stages();
+    const upstream = [b.proc('source')!, ...stages.slice(0, stages.indexOf(dead))];
+    if (!upstream.every((u) => u.done && !u.running && !u.pending)) return;
+    b.staleBelow = null;
+    const from = { start: b.firstUnacked(), end: range.end };
+    hooks.log(
+      `pipeline: ${b.branch.name}: running ${upstream.map((u) => u.spec.id).join(', ')} again from frame ${from.start}`,
+    );
+    for (const u of upstream.slice(1)) respawnLater(b, u, range);
+    respawnLater(b, upstream[0], from);
+  };
+
   /** Resend round: the recorder saw the end of the stream with frames missing, and nothing upstream runs. */
   const maybeResend = (b: BranchState) => {
     const src = b.proc('source')!;
@@ -248,6 +271,7 @@ export async function supervise(
       return;
     }
     b.waiting = false;
+    b.staleBelow = null;
     // Nothing missing (only the end-of-stream was lost): an empty range sends just the marker.
     const r = missing.length
       ? { start: b.withContext(missing[0][0]), end: missing[missing.length - 1][1] + 1 }
@@ -264,7 +288,10 @@ export async function supervise(
       p.done = true;
       p.endedAtS = (performance.now() - t0) / 1000;
       if (p.spec.role === 'sink') b.finished = true;
-      else maybeResend(b);
+      else {
+        rerunUpstream(b);
+        maybeResend(b);
+      }
     } else if (!stopping && !b.lostBecause && !b.finished && b.branch.sink) {
       const how = sig ? `killed by ${sig}` : `exit ${code}`;
       p.crashes++;
@@ -273,14 +300,21 @@ export async function supervise(
       } else {
         restarts++;
         hooks.log(`pipeline: ${p.spec.id} ${how}; restarting (${p.crashes}/${cfg.maxRestarts})`);
-        const src = b.proc('source')!;
         const from = { start: b.firstUnacked(), end: range.end };
         if (p.spec.role === 'source') respawnLater(b, p, from);
         else if (p.spec.role === 'stage') {
           respawnLater(b, p, range);
-          // The replay already finished: its end-of-stream may have died with this stage; send again
-          // from the first frame not recorded (the recorder drops repeats).
-          if (src.done) respawnLater(b, src, from);
+          // What was queued for the dead stage, the end-of-stream perhaps among it, is gone: once
+          // everything upstream has finished, run it again (see rerunUpstream).
+          const order = b.stages();
+          if (order.indexOf(p) === 0) {
+            // First stage of its branch: as for discover / detect, only a finished replay's end-of-stream
+            // can have died with it; send again from the first frame not recorded.
+            if (b.proc('source')!.done) respawnLater(b, b.proc('source')!, from);
+          } else {
+            if (!b.staleBelow || order.indexOf(p) > order.indexOf(b.staleBelow)) b.staleBelow = p;
+            rerunUpstream(b);
+          }
         } else {
           // The restarted recorder resumes from its journal; what was queued for it is gone, and the
           // end-of-stream may have been too: once nothing upstream runs, resend what is missing.

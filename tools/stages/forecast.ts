@@ -1,5 +1,6 @@
 // `drivekit stage forecast --in … --out …`: the world model on a live stream — each SensorFrame with enough
 // past behind it is answered by the predicted sweep `future` model frames ahead, in that frame's vehicle frame.
+import { RecordBatch } from 'apache-arrow';
 import { batchToSensorFrame, batchToTokens, pointCloudToBatch } from '../../core/arrow/codec.ts';
 import { allocatePointCloud, type SensorFrame } from '../../core/arrow/records.ts';
 import { composePoses, invertPose } from '../../core/geometry/pose.ts';
@@ -130,7 +131,9 @@ export const register = transformStage<ForecastStageOptions>({
           throw new Error(`Tokens of frame ${grid.frameIndex} came without that SensorFrame before them`);
         const out = await forecastFrom(frame, grid.tokens);
         if (!opts.forwardTokens) return out;
-        return out ? [batch, out] : batch;
+        // A copy, encoded afresh: the received bytes go with the input socket when it closes (tokenize.ts).
+        const copy = new RecordBatch(batch.schema, batch.data, batch.metadata);
+        return out ? [copy, out] : copy;
       }
       const frame = batchToSensorFrame(batch, 'forecast input');
       // With --tokens-in the frame waits for its Tokens (the next message from the tokenize stage).

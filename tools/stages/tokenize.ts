@@ -1,5 +1,6 @@
 // `drivekit stage tokenize --in … --out …`: the LiDAR tokenizer on a live stream — each SensorFrame in,
 // its BEV token grid out as a Tokens batch (frame index and pose kept, DESIGN.md "Tokens").
+import { RecordBatch } from 'apache-arrow';
 import path from 'node:path';
 import { batchToSensorFrame, tokensToBatch } from '../../core/arrow/codec.ts';
 import { InputError } from '../../core/errors.ts';
@@ -66,7 +67,9 @@ export const register = transformStage<TokenizeStageOptions>({
           model: path.resolve(opts.model),
         },
       );
-      return opts.forwardFrames ? [batch, out] : out;
+      // A new batch object: the runner encodes it afresh instead of re-sending the received bytes, whose
+      // memory goes with the input socket when it closes at the end (the last frame arrived corrupted).
+      return opts.forwardFrames ? [new RecordBatch(batch.schema, batch.data, batch.metadata), out] : out;
     };
   },
 });

@@ -70,13 +70,23 @@ beforeAll(async () => {
 describe('drivekit pipeline: the world-model chain and the viewer feed', () => {
   it('replay → tokenize → forecast → record-tokens writes drivekit tokenize’s tokens and one forecast per frame with enough past', async () => {
     const out = path.join(tmp, 'wm');
-    await drivekit('pipeline', ...['--log', logDir, '--stages', 'tokenize,forecast', '--out', out, '--json']);
+    // The config form; one denoising step keeps the forecast cheap.
+    const config = path.join(tmp, 'wm.json');
+    fs.writeFileSync(
+      config,
+      JSON.stringify({ log: logDir, stages: ['forecast'], out, stageArgs: { forecast: ['--steps', '1'] } }),
+    );
+    await drivekit('pipeline', '--config', config, '--json');
     const run = readRun(out);
     expect(run.branches.map((b) => [b.stage, b.complete, b.frames_recorded])).toEqual([
       ['tokenize,forecast', true, FRAMES],
     ]);
     // Four processes in the chain, each started once.
-    expect(run.processes.map((p) => [p.id, p.starts])).toEqual([
+    const exits = JSON.stringify(run.processes.map((p) => [p.id, p.exits]));
+    expect(
+      run.processes.map((p) => [p.id, p.starts]),
+      exits,
+    ).toEqual([
       ['tokenize,forecast/replay', 1],
       ['tokenize,forecast/tokenize', 1],
       ['tokenize,forecast/forecast', 1],
