@@ -76,6 +76,8 @@ class Proc {
   stoppedAfterRun = false;
   /** A pending respawn (so a second trigger does not start it twice). */
   pending = false;
+  /** Stopped because nothing downstream of it runs any more (its exit is not a crash). */
+  orphaned = false;
 
   constructor(readonly spec: ProcessSpec) {}
 }
@@ -264,6 +266,19 @@ export async function supervise(
     const src = b.proc('source')!;
     const stages = b.stages();
     if (!b.waiting || stopping || b.lostBecause || b.finished) return;
+    // A process upstream of a stage that has finished can deliver to no one (in a chain: a rerun whose
+    // stage had already taken an earlier end-of-stream): stop it, so the resend round can begin.
+    const chain = [src, ...stages];
+    let lastDone = -1;
+    chain.forEach((q, i) => {
+      if (q.done && !q.running && !q.pending) lastDone = i;
+    });
+    for (const q of chain.slice(0, Math.max(0, lastDone)))
+      if (q.running && !q.orphaned) {
+        q.orphaned = true;
+        hooks.log(`pipeline: ${q.spec.id} has no one downstream left; stopping it for the resend round`);
+        q.child!.kill('SIGTERM');
+      }
     if (src.running || src.pending || stages.some((s) => s.running || s.pending)) return;
     const missing = b.missing();
     if (++b.rounds > cfg.maxRepairRounds) {
@@ -284,7 +299,12 @@ export async function supervise(
   };
 
   const onExit = (b: BranchState, p: Proc, code: number | null, sig: NodeJS.Signals | null) => {
-    if (code === 0) {
+    if (p.orphaned) {
+      // Stopped by maybeResend, not a failure: the resend round takes over.
+      p.orphaned = false;
+      p.done = true;
+      maybeResend(b);
+    } else if (code === 0) {
       p.done = true;
       p.endedAtS = (performance.now() - t0) / 1000;
       if (p.spec.role === 'sink') b.finished = true;
