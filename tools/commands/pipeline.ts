@@ -34,6 +34,7 @@ interface PipelineOptions {
   discoverConfig?: string;
   stageDelayMs?: number;
   sinkDelayMs?: number;
+  stallTimeoutS?: number;
   force?: boolean;
   json?: boolean;
 }
@@ -158,6 +159,11 @@ export function register(program: Command): void {
       intOption('--max-restarts', 0),
     )
     .option(
+      '--stall-timeout-s <s>',
+      `no frame recorded and no process started or ended for this long: resend round (default ${D.stallTimeoutS}; 0 = never)`,
+      intOption('--stall-timeout-s', 0),
+    )
+    .option(
       '--viewer-endpoint <url>',
       'also publish the frames and box sets (PUB, lossy) here for `drivekit view`, e.g. tcp://127.0.0.1:5600',
     )
@@ -197,6 +203,7 @@ export function register(program: Command): void {
         startFrame: opts.start,
         endFrame: opts.end,
         maxRestarts: opts.maxRestarts,
+        stallTimeoutS: opts.stallTimeoutS,
         viewerEndpoint: opts.viewerEndpoint,
         discoverConfig: opts.discoverConfig,
         stageDelayMs: opts.stageDelayMs,

@@ -32,6 +32,8 @@ export interface PipelineConfig {
   maxRestarts: number;
   /** Resend rounds for frames lost in flight (a killed stage) before the branch reports them lost. */
   maxRepairRounds: number;
+  /** Seconds a branch may go with no frame recorded and no process starting or ending before its upstream is stopped for a resend round (0 = never). */
+  stallTimeoutS: number;
   /** How often each process's peak RSS is read from /proc, in milliseconds. */
   rssPollMs: number;
   /** Also publish the frames and box sets (PUB, lossy, never holds the run back) here for a viewer, e.g. tcp://127.0.0.1:5600. */
@@ -60,6 +62,9 @@ export const DEFAULT_PIPELINE_CONFIG: PipelineConfig = {
   endFrame: 0,
   maxRestarts: 3,
   maxRepairRounds: 3,
+  // Well above the slowest honest frame (the world-model chain: ~6 s per forecast with --steps 1 on 2 cores,
+  // several times that with the shipped model's 10 steps), so only a stall trips it.
+  stallTimeoutS: 300,
   rssPollMs: 200,
   viewerEndpoint: null,
   stageArgs: {},
@@ -131,6 +136,7 @@ export function resolvePipelineConfig(...layers: Partial<PipelineConfig>[]): Pip
     ['endFrame', 0],
     ['maxRestarts', 0],
     ['maxRepairRounds', 0],
+    ['stallTimeoutS', 0],
     ['rssPollMs', 10],
     ['stageDelayMs', 0],
     ['sinkDelayMs', 0],

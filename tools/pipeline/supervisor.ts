@@ -94,6 +94,10 @@ class BranchState {
   finished = false;
   /** A stage that died since its upstream last ran: what was queued for it is to be sent again. */
   staleBelow: Proc | null = null;
+  /** When a frame was last recorded or one of its processes started or ended (ms, the watchdog's clock). */
+  lastProgressMs = performance.now();
+  /** Stall rounds run by the watchdog (each also counts as a resend round). */
+  stalls = 0;
 
   constructor(
     readonly branch: Branch,
@@ -178,6 +182,7 @@ export async function supervise(
       detached: true,
     });
     p.child = child;
+    b.lastProgressMs = performance.now();
     p.running = true;
     p.done = false;
     p.starts++;
@@ -192,6 +197,7 @@ export async function supervise(
     if (p.spec.role === 'sink') setImmediate(() => maybeResend(b));
     child.on('exit', (code, sig) => {
       p.running = false;
+      b.lastProgressMs = performance.now();
       p.exits.push(p.stoppedAfterRun && sig ? 'stopped' : (sig ?? code ?? -1));
       onExit(b, p, code, sig);
     });
@@ -206,6 +212,7 @@ export async function supervise(
     }
     if (j.event === 'ack' && typeof j.frame === 'number') {
       b.acked.add(j.frame);
+      b.lastProgressMs = performance.now();
       b.lastAckS = (performance.now() - t0) / 1000;
       b.firstAckS ??= b.lastAckS;
       report();
@@ -380,6 +387,41 @@ export async function supervise(
   if (signal.aborted) stopAll();
   else signal.addEventListener('abort', stopAll, { once: true });
 
+  /**
+   * The no-progress watchdog: a branch whose recorder has recorded nothing, and none of whose processes
+   * started or ended, for `stallTimeoutS` is stalled (a lost end-of-stream, a peer stuck on a dead socket):
+   * its upstream processes are killed — they hold nothing the resend cannot give again — and a resend round
+   * of the missing frames begins; once the rounds are spent, the branch gives up naming them. Never silent.
+   */
+  const watchdog = (now: number) => {
+    for (const b of states) {
+      if (!b.branch.sink || b.finished || b.lostBecause || stopping) continue;
+      if (now - b.lastProgressMs < cfg.stallTimeoutS * 1000) continue;
+      b.lastProgressMs = now;
+      b.stalls++;
+      const missing = b.missing();
+      hooks.log(
+        `pipeline: ${b.branch.name}: no progress for ${cfg.stallTimeoutS} s (frames ${missing.length ? formatRanges(missing) : '(none)'} not recorded); stopping upstream for a resend round`,
+      );
+      b.waiting = true;
+      b.staleBelow = null;
+      const upstream = b.procs.filter((p) => p.spec.role !== 'sink');
+      for (const q of upstream) {
+        q.pending = false;
+        if (q.running && !q.orphaned) {
+          q.orphaned = true;
+          // SIGKILL: a stalled process may be blocked on a send that SIGTERM would let drain for minutes.
+          q.child!.kill('SIGKILL');
+        }
+      }
+      if (!upstream.some((q) => q.running)) maybeResend(b);
+    }
+  };
+  const watchdogTimer =
+    cfg.stallTimeoutS > 0
+      ? setInterval(() => watchdog(performance.now()), Math.min(1000, cfg.stallTimeoutS * 250))
+      : null;
+
   const rssTimer = setInterval(() => {
     for (const b of states)
       for (const p of b.procs)
@@ -392,6 +434,7 @@ export async function supervise(
       for (const p of b.procs.filter((q) => q.spec.role === role).reverse()) start(b, p, range);
   await allDone;
   clearInterval(rssTimer);
+  if (watchdogTimer) clearInterval(watchdogTimer);
   signal.removeEventListener('abort', stopAll);
 
   return {
