@@ -1,5 +1,6 @@
 // `drivekit pipeline` beyond the box stages, as real processes: the chain replay → tokenize → forecast →
 // record-tokens writes `drivekit tokenize`'s tokens.arrow; the viewer feed carries frames and box sets.
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -8,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batchToTokens } from '../../../core/arrow/codec.ts';
 import { parseArrowFile } from '../../../core/arrow/ipc.ts';
 import { allocatePointCloud } from '../../../core/arrow/records.ts';
+import { TUNED_MALLOC_ENV } from '../../../core/mallocEnv.ts';
+import { REPO_ROOT } from '../../../core/paths.ts';
 import { LogWriter } from '../../../datasets/logstore.ts';
 import type { PipelineRun } from '../../../tools/commands/pipeline.ts';
 import { openLiveSource } from '../../../tools/viewer/liveSource.ts';
@@ -108,6 +111,69 @@ describe('drivekit pipeline: the world-model chain and the viewer feed', () => {
     for (const r of fc.records) expect(r.points.x.length).toBeGreaterThan(1000);
     expect(fc.meta.log).toBe(path.resolve(logDir));
   }, 300_000);
+
+  it('SIGKILL of the forecast stage mid-run: every frame once and in order, or the run names the missing frames within the watchdog time', async () => {
+    const out = path.join(tmp, 'wm-killed');
+    const config = path.join(tmp, 'wm-killed.json');
+    // One message per hop and a slow stage, so the chain is mid-stream at the kill; a short watchdog and one
+    // resend round bound the run if the chain stalls.
+    const stallTimeoutS = 10;
+    fs.writeFileSync(
+      config,
+      JSON.stringify({
+        log: logDir,
+        stages: ['forecast'],
+        out,
+        hwm: 1,
+        stageDelayMs: 300,
+        stallTimeoutS,
+        maxRepairRounds: 1,
+        stageArgs: { forecast: ['--steps', '1'] },
+      }),
+    );
+    const child = spawn(
+      process.execPath,
+      [path.join(REPO_ROOT, 'bin/drivekit.js'), 'pipeline', '--config', config],
+      { cwd: REPO_ROOT, env: { ...process.env, ...TUNED_MALLOC_ENV }, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let err = '';
+    let killed = false;
+    let lastProgressMs = performance.now();
+    let longestQuietS = 0;
+    child.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+      const now = performance.now();
+      longestQuietS = Math.max(longestQuietS, (now - lastProgressMs) / 1000);
+      lastProgressMs = now;
+      if (killed || !/pipeline: 25%/.test(err)) return;
+      const pid = /forecast\/forecast started \(pid (\d+)/.exec(err);
+      process.kill(Number(pid![1]), 'SIGKILL');
+      killed = true;
+    });
+    const code = await new Promise<number | string>((r) => child.on('exit', (c, sig) => r(sig ?? c ?? -1)));
+    expect(killed, err).toBe(true);
+    // Never silent: the supervisor says something (a frame, a restart, a resend) at least every watchdog period.
+    expect(longestQuietS, err).toBeLessThan(stallTimeoutS + 20);
+    const run = readRun(out);
+    const b = run.branches[0];
+    const fcProc = run.processes.find((p) => p.id === 'tokenize,forecast/forecast')!;
+    expect(fcProc.exits).toContain('SIGKILL');
+    if (code === 0) {
+      expect(b).toMatchObject({ complete: true, frames_recorded: FRAMES, missing: [] });
+      const piped = readTokensFile(path.join(out, 'tokens.arrow'));
+      const ref = readTokensFile(path.join(offline, 'tokens.arrow'));
+      expect(piped.grids.map((g) => g.frameIndex)).toEqual(ref.grids.map((g) => g.frameIndex));
+      piped.grids.forEach((g, i) => expect(Array.from(g.tokens)).toEqual(Array.from(ref.grids[i].tokens)));
+    } else {
+      // The chain could not recover: exit 1 with the missing frames named, and why, in the summary.
+      expect(code, err).toBe(1);
+      expect(b.complete).toBe(false);
+      expect(b.missing.length).toBeGreaterThan(0);
+      expect(b.frames_recorded).toBe(FRAMES - b.missing.reduce((n, [a, z]) => n + z - a + 1, 0));
+      expect(b.lost_because).toMatch(/still missing after 1 resend round/);
+      expect(err).toMatch(/no progress for 10 s \(frames .+ not recorded\)/);
+    }
+  }, 400_000);
 
   it('the viewer feed carries the frames and each stage’s boxes (the viewer’s live mode receives both)', async () => {
     const port = await new Promise<number>((resolve) => {
