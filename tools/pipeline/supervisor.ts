@@ -397,6 +397,10 @@ export async function supervise(
     for (const b of states) {
       if (!b.branch.sink || b.finished || b.lostBecause || stopping) continue;
       if (now - b.lastProgressMs < cfg.stallTimeoutS * 1000) continue;
+      // Every frame recorded and nothing upstream left: the recorder is finishing (discover's tracking of a
+      // long log takes minutes), not stalled.
+      const upstreamRuns = b.procs.some((p) => p.spec.role !== 'sink' && (p.running || p.pending));
+      if (!upstreamRuns && b.missing().length === 0) continue;
       b.lastProgressMs = now;
       b.stalls++;
       const missing = b.missing();
