@@ -1,6 +1,5 @@
 // `drivekit stage record-boxes --in <endpoint> --out <file.arrow>`: the Boxes sink of a pipeline — each
 // source frame's Boxes exactly once, in frame order, into one Arrow file (as `drivekit discover` / `detect`).
-import fs from 'node:fs';
 import type { Command } from 'commander';
 import { batchToBoxes } from '../../core/arrow/codec.ts';
 import { type Boxes, concatBoxes } from '../../core/arrow/records.ts';
@@ -16,46 +15,30 @@ import { refineTracks } from '../../perception/refine.ts';
 import { trackBoxes } from '../../perception/track.ts';
 import { readPipelineConfig } from '../commands/discover.ts';
 import { BoxJournal } from './boxJournal.ts';
-import { toRanges } from './recordLedger.ts';
+import {
+  addRecorderOptions,
+  jsonMetadata,
+  missingRanges,
+  type RecorderCliOptions,
+} from './recorderOptions.ts';
+import { refuseExisting } from '../cliOptions.ts';
 import {
   addStreamOptions,
-  intOption,
   printSummary,
   resultSummary,
   runCliStage,
   type StreamCliOptions,
 } from './streamOptions.ts';
 
-interface RecordBoxesOptions extends StreamCliOptions {
+interface RecordBoxesOptions extends StreamCliOptions, RecorderCliOptions {
   in: string;
   out: string;
   tracks?: string;
   log?: string;
   config?: string;
-  frames?: [number, number];
-  journal?: string;
   metadata?: string;
-  events?: boolean;
-  delayMs: number;
-  eosCount: number;
-  force?: boolean;
   publish?: string;
   publishTopic: string;
-}
-
-/** `a:b` → [a, b): the source frames this sink must end with. */
-export function frameRange(v: string): [number, number] {
-  const m = /^(\d+):(\d+)$/.exec(v.trim());
-  if (!m || Number(m[1]) > Number(m[2]))
-    throw new InputError('--frames', `'${v}' is not start:end (start ≤ end)`);
-  return [Number(m[1]), Number(m[2])];
-}
-
-/** Source frames of [start, end) not in `have`, as inclusive ranges. */
-export function missingRanges(have: ReadonlySet<number>, start: number, end: number): [number, number][] {
-  const miss: number[] = [];
-  for (let i = start; i < end; i++) if (!have.has(i)) miss.push(i);
-  return toRanges(miss);
 }
 
 export function register(stage: Command): void {
@@ -69,22 +52,7 @@ export function register(stage: Command): void {
     .option('--tracks <file.arrow>', 'also write tracked and refined boxes (needs --log for poses and times)')
     .option('--log <log>', 'the source log (its poses and timestamps, for --tracks)')
     .option('--config <json>', 'tracker/refine overrides, as `drivekit discover --config`')
-    .option(
-      '--frames <start:end>',
-      'the source frames to end with: an end-of-stream before all came is waited past',
-      frameRange,
-    )
-    .option('--journal <file>', 'append each accepted frame here and resume from it after a restart')
     .option('--metadata <json>', 'schema metadata of the written file (e.g. {"model":"detector.onnx"})')
-    .option('--events', 'print one JSON line per accepted frame and per wait on stdout (for a supervisor)')
-    .option(
-      '--delay-ms <ms>',
-      'wait this long per message: a slow consumer (back-pressure tests)',
-      intOption(0),
-      0,
-    )
-    .option('--eos-count <n>', 'end-of-stream markers to wait for (one per producer)', intOption(1), 1)
-    .option('--force', 'replace existing output files')
     .option(
       '--publish <endpoint>',
       "also publish each accepted frame's Boxes here (PUB, lossy: for a viewer)",
@@ -94,21 +62,14 @@ export function register(stage: Command): void {
       'topic of the published Boxes (a viewer names the box set by it)',
       'boxes',
     );
-  addStreamOptions(cmd).action(async (opts: RecordBoxesOptions) => {
+  addStreamOptions(addRecorderOptions(cmd)).action(async (opts: RecordBoxesOptions) => {
     if (opts.tracks && !opts.log)
       throw new InputError('--tracks', 'needs --log (the poses and times to track with)');
-    for (const f of [opts.out, opts.tracks]) {
-      if (f && fs.existsSync(f) && !opts.force)
-        throw new InputError(f, 'exists (pass --force to replace it)');
-    }
-    let metadata: Record<string, string> = {};
-    if (opts.metadata) {
-      try {
-        metadata = JSON.parse(opts.metadata) as Record<string, string>;
-      } catch {
-        throw new InputError('--metadata', 'is not a JSON object');
-      }
-    }
+    refuseExisting(
+      [opts.out, opts.tracks].filter((f): f is string => !!f),
+      opts.force,
+    );
+    const metadata = jsonMetadata(opts.metadata, '--metadata');
     const pipelineCfg = resolvePipelineConfig(readPipelineConfig(opts.config));
     const endpoint = parseEndpoint(opts.in, 'in');
     const event = (e: Record<string, unknown>) => {

@@ -1,17 +1,21 @@
 // `drivekit stage record-tokens --in <endpoint> --out <tokens.arrow> [--forecast <file>]`: the world-model sink
 // of a pipeline — each frame's Tokens (and forecast) once, in frame order, as `drivekit tokenize` writes them.
-import fs from 'node:fs';
 import type { Command } from 'commander';
 import type { RecordBatch } from 'apache-arrow';
 import { batchToPointCloud, batchToTokens, tokensToBatch } from '../../core/arrow/codec.ts';
 import type { TokenGrid } from '../../core/arrow/records.ts';
-import { InputError } from '../../core/errors.ts';
 import { parseEndpoint } from '../../core/stream/endpoint.ts';
 import { StageFatalError } from '../../core/stream/stageRunner.ts';
 import { writeLogArrowFile } from '../../datasets/logstore.ts';
 import { type ForecastRecord, writeForecastFile } from '../../worldmodel/forecastFile.ts';
 import { BoxJournal } from './boxJournal.ts';
-import { frameRange, missingRanges } from './recordBoxes.ts';
+import {
+  addRecorderOptions,
+  jsonMetadata,
+  missingRanges,
+  type RecorderCliOptions,
+} from './recorderOptions.ts';
+import { refuseExisting } from '../cliOptions.ts';
 import {
   addStreamOptions,
   intOption,
@@ -21,18 +25,12 @@ import {
   type StreamCliOptions,
 } from './streamOptions.ts';
 
-interface RecordTokensOptions extends StreamCliOptions {
+interface RecordTokensOptions extends StreamCliOptions, RecorderCliOptions {
   in: string;
   out: string;
   forecast?: string;
   forecastContext: number;
   forecastMetadata?: string;
-  frames?: [number, number];
-  journal?: string;
-  events?: boolean;
-  delayMs: number;
-  eosCount: number;
-  force?: boolean;
 }
 
 /** tokens.arrow's schema metadata, in the order `drivekit tokenize` writes it. */
@@ -53,30 +51,13 @@ export function register(stage: Command): void {
       intOption(0),
       0,
     )
-    .option('--forecast-metadata <json>', 'schema metadata of the forecast file')
-    .option(
-      '--frames <start:end>',
-      'the source frames to end with: an end-of-stream before all came is waited past',
-      frameRange,
-    )
-    .option('--journal <file>', 'append each accepted batch here and resume from it after a restart')
-    .option('--events', 'print one JSON line per completed frame and per wait on stdout (for a supervisor)')
-    .option('--delay-ms <ms>', 'wait this long per message: a slow consumer', intOption(0), 0)
-    .option('--eos-count <n>', 'end-of-stream markers to wait for (one per producer)', intOption(1), 1)
-    .option('--force', 'replace existing output files');
-  addStreamOptions(cmd).action(async (opts: RecordTokensOptions) => {
-    for (const f of [opts.out, opts.forecast]) {
-      if (f && fs.existsSync(f) && !opts.force)
-        throw new InputError(f, 'exists (pass --force to replace it)');
-    }
-    let forecastMeta: Record<string, string> = {};
-    if (opts.forecastMetadata) {
-      try {
-        forecastMeta = JSON.parse(opts.forecastMetadata) as Record<string, string>;
-      } catch {
-        throw new InputError('--forecast-metadata', 'is not a JSON object');
-      }
-    }
+    .option('--forecast-metadata <json>', 'schema metadata of the forecast file');
+  addStreamOptions(addRecorderOptions(cmd, 'accepted batch')).action(async (opts: RecordTokensOptions) => {
+    refuseExisting(
+      [opts.out, opts.forecast].filter((f): f is string => !!f),
+      opts.force,
+    );
+    const forecastMeta = jsonMetadata(opts.forecastMetadata, '--forecast-metadata');
     const endpoint = parseEndpoint(opts.in, 'in');
     const event = (e: Record<string, unknown>) => {
       if (opts.events) process.stdout.write(JSON.stringify(e) + '\n');
