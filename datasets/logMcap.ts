@@ -2,6 +2,7 @@
 // foxglove.FrameTransform (world → vehicle), labels / detections / tracks as foxglove.SceneUpdate cubes.
 import type { Boxes } from '../core/arrow/records.ts';
 import { cube, deleteAll, frameTransform, pointCloudMessage, type Rgba } from '../core/foxglove/messages.ts';
+import { CLOCK_METADATA, clockMetadata, type McapClock, mcapClock } from '../core/foxglove/mcapClock.ts';
 import { McapFile } from '../core/foxglove/mcapFile.ts';
 import { LogReader } from './logstore.ts';
 
@@ -29,6 +30,8 @@ export interface LogMcapResult {
   messages: number;
   /** Messages per topic. */
   topics: Record<string, number>;
+  /** How message times relate to the log's timestamp_ns (a log counted from 0 is shifted to a fixed epoch). */
+  clock: McapClock;
 }
 
 /** Box indices grouped by frame (a counting sort: one pass to count, one to place). */
@@ -106,6 +109,8 @@ export async function exportLogMcap(
       return b ? [{ name, topic: `/boxes/${name}`, boxes: b, index: boxesByFrame(b, F) }] : [];
     });
     out = await McapFile.create(target);
+    const clock = mcapClock(F > 0 ? log.timestampsNs[0] : 0n);
+    await out.addMetadata(CLOCK_METADATA, clockMetadata(clock));
     const meta = { log_id: log.meta.logId, source: log.meta.source };
     await out.addChannel({ topic: LOG_MCAP.tfTopic, schema: 'foxglove.FrameTransform', metadata: meta });
     await out.addChannel({ topic: LOG_MCAP.lidarTopic, schema: 'foxglove.PointCloud', metadata: meta });
@@ -115,7 +120,7 @@ export async function exportLogMcap(
     const count = (t: string) => (topics[t] = (topics[t] ?? 0) + 1);
     for (let i = 0; i < F; i++) {
       const frame = await log.readFrame(i);
-      const ns = frame.timestampNs;
+      const ns = frame.timestampNs + clock.offsetNs;
       let bytes = await out.add(
         LOG_MCAP.tfTopic,
         ns,
@@ -146,7 +151,7 @@ export async function exportLogMcap(
     const messages = out.messageCount;
     const bytes = await out.close();
     out = null;
-    return { file: target, bytes, frames: F, messages, topics };
+    return { file: target, bytes, frames: F, messages, topics, clock };
   } finally {
     out?.abort();
     await log.close();

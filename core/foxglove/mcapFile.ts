@@ -1,7 +1,9 @@
-// An MCAP file of Foxglove protobuf messages (@mcap/core's writer: chunked, indexed, with statistics), written
-// to a temporary sibling and renamed into place on close, so a killed export never leaves half a file.
+// An MCAP file of Foxglove protobuf messages (@mcap/core's writer: chunked, lz4-compressed, indexed, with
+// statistics), written to a temporary sibling and renamed into place on close, so a killed export never leaves
+// half a file.
 import { McapWriter } from '@mcap/core';
 import { AtomicFileStream } from '../atomic.ts';
+import { lz4FrameCompress } from '../lz4Compress.ts';
 import { describeErrno, InputError } from '../errors.ts';
 import { descriptorSet, encodeFoxglove, type FoxgloveSchema } from './schemas.ts';
 
@@ -21,6 +23,8 @@ export interface McapFileOptions {
   profile: string;
   /** The MCAP header's library string (who wrote the file). */
   library: string;
+  /** Chunk compression: 'lz4' (the LZ4 frame format MCAP readers and Foxglove decode) or '' (none). */
+  compression: 'lz4' | '';
 }
 
 export const DEFAULT_MCAP_FILE_OPTIONS: McapFileOptions = {
@@ -28,6 +32,8 @@ export const DEFAULT_MCAP_FILE_OPTIONS: McapFileOptions = {
   chunkBytes: 1024 * 1024,
   profile: '',
   library: 'drivekit',
+  // Node 20 has no zstd and drivekit takes no native codec: lz4 is written by core/lz4Compress.ts.
+  compression: 'lz4',
 };
 
 export class McapFile {
@@ -53,6 +59,9 @@ export class McapFile {
         position: () => BigInt(stream.bytesWritten),
       },
       chunkSize: opts.chunkBytes,
+      ...(opts.compression === 'lz4'
+        ? { compressChunk: (data: Uint8Array) => ({ compression: 'lz4', compressedData: lz4FrameCompress(data) }) }
+        : {}),
     });
   }
 
@@ -99,6 +108,11 @@ export class McapFile {
     });
     this.messages++;
     return data.byteLength;
+  }
+
+  /** A named metadata record (string key → value), e.g. how the file's clock relates to the source's. */
+  async addMetadata(name: string, values: Record<string, string>): Promise<void> {
+    await this.writer.addMetadata({ name, metadata: new Map(Object.entries(values)) });
   }
 
   get messageCount(): number {

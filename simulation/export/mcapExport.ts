@@ -8,6 +8,7 @@ import {
   timestampOf,
   yawQuaternion,
 } from '../../core/foxglove/messages.ts';
+import { CLOCK_METADATA, clockMetadata, mcapClock } from '../../core/foxglove/mcapClock.ts';
 import { McapFile } from '../../core/foxglove/mcapFile.ts';
 import { poseFromTranslationYaw } from '../../core/geometry/pose.ts';
 import { type AgentType, LIGHT, type MapFeature, type Scenario } from '../scenario.ts';
@@ -46,8 +47,12 @@ const MAP_STYLE: { key: keyof Scenario['map']; color: Rgba; thickness: number; l
   { key: 'stopLines', color: [1, 0.15, 0.15, 1], thickness: 0.3, loop: false },
 ];
 
-/** Log time of a step: the same clock as a LiDAR log rendered from the scenario (lidarExport). */
-export const stepNs = (s: Scenario, step: number) => BigInt(Math.round(step * s.dtS * 1e9));
+/**
+ * Message time of a step: step × dt from the scenario start, shifted to the fixed epoch of a relative clock
+ * (mcapClock), as a LiDAR log rendered from the scenario (lidarExport, step × dt) is in its MCAP form.
+ */
+const CLOCK = mcapClock(0n);
+export const stepNs = (s: Scenario, step: number) => CLOCK.offsetNs + BigInt(Math.round(step * s.dtS * 1e9));
 
 const WHITE: Rgba = [1, 1, 1, 1];
 const rgba = (c: Rgba) => ({ r: c[0], g: c[1], b: c[2], a: c[3] });
@@ -149,10 +154,15 @@ export interface ScenarioMcapResult {
 }
 
 /** Write one scenario (all its steps) as an MCAP file at `target`, atomically. */
-export async function exportScenarioMcap(s: Scenario, target: string): Promise<ScenarioMcapResult> {
+export async function exportScenarioMcap(
+  s: Scenario,
+  target: string,
+  rollout = 0,
+): Promise<ScenarioMcapResult> {
   const out = await McapFile.create(target);
   try {
-    const meta = { scenario_id: s.id, source: s.source };
+    await out.addMetadata(CLOCK_METADATA, clockMetadata(CLOCK));
+    const meta = { scenario_id: s.id, rollout: String(rollout), source: s.source };
     const lights = s.map.trafficLights.length > 0;
     await out.addChannel({ topic: SCENARIO_MCAP.tfTopic, schema: 'foxglove.FrameTransform', metadata: meta });
     await out.addChannel({ topic: SCENARIO_MCAP.mapTopic, schema: 'foxglove.SceneUpdate', metadata: meta });

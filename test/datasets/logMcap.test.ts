@@ -9,6 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { allocatePointCloud, boxesFromRows, type BoxRow } from '../../core/arrow/records.ts';
 import { poseFromTranslationYaw } from '../../core/geometry/pose.ts';
 import { poseQuaternion, unpackPoints } from '../../core/foxglove/messages.ts';
+import { SYNTHETIC_EPOCH_NS } from '../../core/foxglove/mcapClock.ts';
+import { lz4FrameDecompress } from '../../datasets/codecs/lz4.ts';
 import { exportLogMcap } from '../../datasets/logMcap.ts';
 import { LogReader, LogWriter } from '../../datasets/logstore.ts';
 import { exportTarget, runExport } from '../../tools/commands/export.ts';
@@ -17,7 +19,7 @@ import { tmpDir } from './tmp.ts';
 const FRAMES = 4;
 
 /** 4 frames of a moving grid of points; labels in frames 0, 2, 3, tracks in 0 and 1, no detections. */
-async function makeLog(dir: string): Promise<void> {
+async function makeLog(dir: string, startNs = 1_700_000_000_000_000_000n): Promise<void> {
   const w = LogWriter.create(dir, { source: 'synthetic' });
   for (let f = 0; f < FRAMES; f++) {
     const n = 100 + 30 * f;
@@ -30,7 +32,7 @@ async function makeLog(dir: string): Promise<void> {
       p.ring[k] = (k * 7) % 64;
     }
     w.appendFrame({
-      timestampNs: 1_700_000_000_000_000_000n + 100_000_000n * BigInt(f),
+      timestampNs: startNs + 100_000_000n * BigInt(f),
       pose: poseFromTranslationYaw(2 * f, 1, 0, 0.3 * f),
       points: p,
     });
@@ -50,6 +52,9 @@ async function makeLog(dir: string): Promise<void> {
   w.setBoxes('tracks', boxesFromRows([box(0, 4, { trackId: 9 }), box(1, 4, { trackId: 9 })]));
   await w.close();
 }
+
+/** Chunks are lz4 (LZ4 frames): decoded by drivekit's reader of the format (checked against the lz4 tool's files). */
+const decompressHandlers = { lz4: (b: Uint8Array) => lz4FrameDecompress(b) };
 
 /** A random-access reader over a file (what McapIndexedReader needs). */
 function fileReadable(file: string) {
@@ -80,7 +85,7 @@ describe('log export as MCAP (Foxglove protobuf schemas)', () => {
 
     const { readable, close } = fileReadable(file);
     try {
-      const reader = await McapIndexedReader.Initialize({ readable });
+      const reader = await McapIndexedReader.Initialize({ readable, decompressHandlers });
       const schemas = new Map([...reader.schemasById].map(([id, s]) => [id, s]));
       const channels = [...reader.channelsById.values()];
       const byTopic = new Map(channels.map((c) => [c.topic, c]));
@@ -156,12 +161,51 @@ describe('log export as MCAP (Foxglove protobuf schemas)', () => {
       close();
     }
 
-    // The stream reader (no index) sees the same records.
-    const stream = new McapStreamReader();
+    // The stream reader (no index) sees the same records; every chunk is lz4 and smaller than its contents.
+    const stream = new McapStreamReader({ decompressHandlers });
     stream.append(fs.readFileSync(file));
     let messages = 0;
-    for (let rec; (rec = stream.nextRecord());) if (rec.type === 'Message') messages++;
+    const clock: Record<string, string>[] = [];
+    for (let rec; (rec = stream.nextRecord());) {
+      if (rec.type === 'Message') messages++;
+      if (rec.type === 'Metadata' && rec.name === 'drivekit.clock') clock.push(Object.fromEntries(rec.metadata));
+    }
     expect(messages).toBe(4 * FRAMES);
+    expect(clock).toEqual([{ time_base: 'unix', time_offset_ns: '0' }]);
+    const { readable: r2, close: close2 } = fileReadable(file);
+    try {
+      const idx = await McapIndexedReader.Initialize({ readable: r2, decompressHandlers });
+      expect(idx.chunkIndexes.length).toBeGreaterThan(0);
+      for (const c of idx.chunkIndexes) {
+        expect(c.compression).toBe('lz4');
+        expect(c.compressedSize).toBeLessThan(c.uncompressedSize);
+      }
+    } finally {
+      close2();
+    }
+  });
+
+  it('shifts a log counted from 0 to the fixed epoch 2000-01-01 and says so in drivekit.clock', async () => {
+    const d = tmpDir('dk-mcap-');
+    const logDir = path.join(d, 'log');
+    await makeLog(logDir, 0n);
+    const file = path.join(d, 'log.mcap');
+    const r = await exportLogMcap(logDir, file);
+    expect(r.clock).toEqual({ offsetNs: SYNTHETIC_EPOCH_NS, base: 'relative' });
+    const { readable, close } = fileReadable(file);
+    try {
+      const reader = await McapIndexedReader.Initialize({ readable, decompressHandlers });
+      const times = [];
+      for await (const m of reader.readMessages({ topics: ['/lidar'] })) times.push(m.logTime);
+      const expected = Array.from({ length: FRAMES }, (_, f) => SYNTHETIC_EPOCH_NS + 100_000_000n * BigInt(f));
+      expect(times).toEqual(expected);
+      expect(new Date(Number(times[0] / 1_000_000n)).toISOString()).toBe('2000-01-01T00:00:00.000Z');
+      const meta = [];
+      for await (const m of reader.readMetadata({ name: 'drivekit.clock' })) meta.push(Object.fromEntries(m.metadata));
+      expect(meta).toEqual([{ time_base: 'relative', time_offset_ns: String(SYNTHETIC_EPOCH_NS) }]);
+    } finally {
+      close();
+    }
   });
 
   it('drivekit export --log <log> --format mcap writes <log>.mcap by default', async () => {

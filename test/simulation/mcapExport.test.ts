@@ -5,7 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { McapIndexedReader } from '@mcap/core';
 import { afterAll, describe, expect, it } from 'vitest';
+import { SYNTHETIC_EPOCH_NS } from '../../core/foxglove/mcapClock.ts';
 import { decodeFoxglove } from '../../core/foxglove/schemas.ts';
+import { lz4FrameDecompress } from '../../datasets/codecs/lz4.ts';
 import { readRolloutSet } from '../../simulation/export/rolloutSet.ts';
 import { saveScenario } from '../../simulation/scenarioIo.ts';
 import { runExport } from '../../tools/commands/export.ts';
@@ -36,7 +38,10 @@ describe('rollouts as MCAP', () => {
     const sim = sims[1];
     const reader = await McapIndexedReader.Initialize({
       readable: bytesReadable(fs.readFileSync(r.files[1])),
+      decompressHandlers: { lz4: (b: Uint8Array) => lz4FrameDecompress(b) },
     });
+    expect(reader.chunkIndexes.every((c) => c.compression === 'lz4')).toBe(true);
+    expect(reader.channelsById.get([...reader.channelsById.keys()][0])!.metadata.get('rollout')).toBe('1');
     const topics = new Map([...reader.channelsById.values()].map((c) => [c.topic, c]));
     expect([...topics.keys()].sort()).toEqual(['/agents', '/map', '/tf', '/traffic_lights']);
     const count = (t: string) => Number(reader.statistics!.channelMessageCounts.get(topics.get(t)!.id));
@@ -64,7 +69,8 @@ describe('rollouts as MCAP', () => {
     let step = 0;
     for await (const m of reader.readMessages({ topics: ['/agents'] })) {
       if (step++ !== t) continue;
-      expect(m.logTime).toBe(BigInt(Math.round(t * sim.dtS * 1e9)));
+      // Step × dt from the fixed epoch (2000-01-01): Foxglove shows a date, not 1970.
+      expect(m.logTime).toBe(SYNTHETIC_EPOCH_NS + BigInt(Math.round(t * sim.dtS * 1e9)));
       const u = decodeFoxglove('foxglove.SceneUpdate', m.data) as {
         entities: { id: string; cubes: { pose: { position: { x: number; y?: number } } }[] }[];
       };
