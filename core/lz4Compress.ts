@@ -50,7 +50,14 @@ function writeSequence(
 }
 
 /** Compress `src[start, end)` as one independent block into `dst` at `dp`; returns the end of the output. */
-function compressBlock(src: Uint8Array, start: number, end: number, table: Int32Array, dst: Uint8Array, dp: number) {
+function compressBlock(
+  src: Uint8Array,
+  start: number,
+  end: number,
+  table: Int32Array,
+  dst: Uint8Array,
+  dp: number,
+) {
   table.fill(-1);
   let anchor = start;
   let ip = start;

@@ -1,4 +1,4 @@
-// Save and load a Scenario: as one JSON file (`*.json`, format drivekit.scenario/1) or as a directory
+// Save and load a Scenario: as one JSON file (`*.json`, format drivekit.scenario/2, reads /1) or as a directory
 // of Arrow IPC files (agents, agent_info, lanes, map_features, traffic_lights, lane_links; see scenarioTables.ts).
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,6 +16,9 @@ import {
   type Scenario,
   type StopLine,
   type StopSign,
+  LIGHT_NAMES,
+  NO_SIGNAL_STATE,
+  SIGNAL_STATE_NAMES,
 } from './scenario.ts';
 import {
   batchesToScenario,
@@ -26,7 +29,16 @@ import {
 import { validateScenario, type ValidationReport } from './validateScenario.ts';
 import { makeDirs } from '../core/dirs.ts';
 
-export const SCENARIO_JSON_FORMAT = 'drivekit.scenario/1';
+/**
+ * The JSON document's format. /2: every key snake_case (lane boundaries and neighbour spans too), `valid` as
+ * booleans, light states by name, `scenario_id`, agents' `agent_id`, the SDC as `sdc_agent_id` and
+ * `tracks_to_predict` as agent ids (the export tables' header). /1 (still read): `id`, 0/1 validity, light
+ * codes, `ego_index` and `tracks_to_predict` as agent rows, camelCase boundary keys.
+ */
+export const SCENARIO_JSON_FORMAT = 'drivekit.scenario/2';
+const SCENARIO_JSON_FORMATS = [SCENARIO_JSON_FORMAT, 'drivekit.scenario/1'];
+/** The prefix every version of the format starts with (how a folder's scenario files are recognised). */
+export const SCENARIO_JSON_PREFIX = 'drivekit.scenario/';
 
 /** True when `p` is a scenario stored as Arrow tables (a directory holding agents.arrow). */
 export function isScenarioDir(p: string): boolean {
@@ -154,16 +166,55 @@ function sourceFactsToJson(s: Scenario): { top: Record<string, unknown>; map: Re
   return { top, map };
 }
 
+type Boundary = NonNullable<Lane['leftBoundaries']>[number];
+type Span = NonNullable<Lane['leftNeighborSpans']>[number];
+const boundaryToJson = (b: Boundary) => ({
+  lane_start_index: b.laneStartIndex,
+  lane_end_index: b.laneEndIndex,
+  feature_id: b.featureId,
+  type: b.type,
+});
+const spanToJson = (n: Span) => ({
+  lane_id: n.laneId,
+  self_start_index: n.selfStartIndex,
+  self_end_index: n.selfEndIndex,
+  neighbor_start_index: n.neighborStartIndex,
+  neighbor_end_index: n.neighborEndIndex,
+  boundaries: n.boundaries.map(boundaryToJson),
+});
+/** A boundary or span as /2 (snake_case) or /1 (camelCase) wrote it. */
+const pick = (o: Record<string, unknown>, snake: string, camel: string) => (o[snake] ?? o[camel]) as never;
+const boundaryFromJson = (o: Record<string, unknown>): Boundary => ({
+  laneStartIndex: pick(o, 'lane_start_index', 'laneStartIndex'),
+  laneEndIndex: pick(o, 'lane_end_index', 'laneEndIndex'),
+  featureId: pick(o, 'feature_id', 'featureId'),
+  type: o.type as string,
+});
+const spanFromJson = (o: Record<string, unknown>): Span => ({
+  laneId: pick(o, 'lane_id', 'laneId'),
+  selfStartIndex: pick(o, 'self_start_index', 'selfStartIndex'),
+  selfEndIndex: pick(o, 'self_end_index', 'selfEndIndex'),
+  neighborStartIndex: pick(o, 'neighbor_start_index', 'neighborStartIndex'),
+  neighborEndIndex: pick(o, 'neighbor_end_index', 'neighborEndIndex'),
+  boundaries: ((o.boundaries ?? []) as Record<string, unknown>[]).map(boundaryFromJson),
+});
+
 /** Lane and light facts beyond the simulator's (WOMD), as JSON keys. */
 function laneFactsToJson(l: Lane): Record<string, unknown> {
   return {
     ...(l.z ? { z: Array.from(l.z) } : {}),
     ...(l.laneType ? { lane_type: l.laneType, interpolating: !!l.interpolating } : {}),
     ...(l.leftBoundaries
-      ? { left_boundaries: l.leftBoundaries, right_boundaries: l.rightBoundaries ?? [] }
+      ? {
+          left_boundaries: l.leftBoundaries.map(boundaryToJson),
+          right_boundaries: (l.rightBoundaries ?? []).map(boundaryToJson),
+        }
       : {}),
     ...(l.leftNeighborSpans
-      ? { left_neighbor_spans: l.leftNeighborSpans, right_neighbor_spans: l.rightNeighborSpans ?? [] }
+      ? {
+          left_neighbor_spans: l.leftNeighborSpans.map(spanToJson),
+          right_neighbor_spans: (l.rightNeighborSpans ?? []).map(spanToJson),
+        }
       : {}),
   };
 }
@@ -209,20 +260,24 @@ function applySourceFacts(
       lane.laneType = l.lane_type as Lane['laneType'];
       lane.interpolating = !!l.interpolating;
     }
+    const list = (v: unknown) => (v ?? []) as Record<string, unknown>[];
     if (Array.isArray(l.left_boundaries)) {
-      lane.leftBoundaries = l.left_boundaries as Lane['leftBoundaries'];
-      lane.rightBoundaries = l.right_boundaries as Lane['rightBoundaries'];
+      lane.leftBoundaries = list(l.left_boundaries).map(boundaryFromJson);
+      lane.rightBoundaries = list(l.right_boundaries).map(boundaryFromJson);
     }
     if (Array.isArray(l.left_neighbor_spans)) {
-      lane.leftNeighborSpans = l.left_neighbor_spans as Lane['leftNeighborSpans'];
-      lane.rightNeighborSpans = l.right_neighbor_spans as Lane['rightNeighborSpans'];
+      lane.leftNeighborSpans = list(l.left_neighbor_spans).map(spanFromJson);
+      lane.rightNeighborSpans = list(l.right_neighbor_spans).map(spanFromJson);
     }
   });
   const lights = (m.traffic_lights ?? []) as Record<string, unknown>[];
   lights.forEach((l, i) => {
     const light = s.map.trafficLights[i];
     if (typeof l.stop_z === 'number') light.stopZ = l.stop_z;
-    if (Array.isArray(l.signal_states)) light.signalStates = Uint8Array.from(l.signal_states as number[]);
+    if (Array.isArray(l.signal_states))
+      light.signalStates = Uint8Array.from(l.signal_states as (number | string | null)[], (v) =>
+        v === null ? NO_SIGNAL_STATE : typeof v === 'string' ? SIGNAL_STATE_NAMES.indexOf(v as never) : v,
+      );
   });
 }
 
@@ -239,19 +294,19 @@ export function scenarioToJson(s: Scenario): Record<string, unknown> {
   const facts = sourceFactsToJson(s);
   return {
     format: SCENARIO_JSON_FORMAT,
-    id: s.id,
+    scenario_id: s.id,
     source: s.source,
     dt_s: s.dtS,
     num_steps: T,
     current_step: s.currentStep,
-    ego_index: s.egoIndex,
-    ...(s.tracksToPredict ? { tracks_to_predict: Array.from(s.tracksToPredict) } : {}),
+    sdc_agent_id: s.egoIndex >= 0 ? a.ids[s.egoIndex] : null,
+    ...(s.tracksToPredict ? { tracks_to_predict: Array.from(s.tracksToPredict, (row) => a.ids[row]) } : {}),
     ...facts.top,
     agents: Array.from(a.ids, (id, i) => {
       const span = <A extends Float32Array | Uint8Array>(arr: A) =>
         Array.from(arr.subarray(i * T, (i + 1) * T));
       return {
-        id,
+        agent_id: id,
         type: a.types[i],
         length: a.length[i],
         width: a.width[i],
@@ -265,7 +320,7 @@ export function scenarioToJson(s: Scenario): Record<string, unknown> {
         yaw: span(a.yaw),
         vx: span(a.vx),
         vy: span(a.vy),
-        valid: span(a.valid),
+        valid: Array.from(a.valid.subarray(i * T, (i + 1) * T), (v) => v === 1),
       };
     }),
     map: {
@@ -290,9 +345,15 @@ export function scenarioToJson(s: Scenario): Record<string, unknown> {
         lane_id: l.laneId,
         stop_x: l.stopX,
         stop_y: l.stopY,
-        states: Array.from(l.states),
+        states: Array.from(l.states, (c) => LIGHT_NAMES[c] ?? 'unknown'),
         ...(l.stopZ === undefined ? {} : { stop_z: l.stopZ }),
-        ...(l.signalStates ? { signal_states: Array.from(l.signalStates) } : {}),
+        ...(l.signalStates
+          ? {
+              signal_states: Array.from(l.signalStates, (c) =>
+                c === NO_SIGNAL_STATE ? null : (SIGNAL_STATE_NAMES[c] ?? null),
+              ),
+            }
+          : {}),
       })),
       ...facts.map,
     },
@@ -317,8 +378,26 @@ export function scenarioFromJson(doc: unknown, file: string): Scenario {
       typeof x === 'number' ? x : x === null ? NaN : fail(`${what}[${i}] is not a number`),
     );
   const d = obj(doc, 'the document');
-  if (d.format !== SCENARIO_JSON_FORMAT)
-    fail(`format is ${JSON.stringify(d.format)}, expected ${SCENARIO_JSON_FORMAT}`);
+  if (!SCENARIO_JSON_FORMATS.includes(d.format as string))
+    fail(`format is ${JSON.stringify(d.format)}, expected ${SCENARIO_JSON_FORMATS.join(' or ')}`);
+  const v1 = d.format !== SCENARIO_JSON_FORMAT;
+  /** Validity as booleans (/2) or 0/1 (/1). */
+  const flags = (v: unknown, what: string): number[] =>
+    arr(v, what).map((x, i) =>
+      typeof x === 'boolean'
+        ? x
+          ? 1
+          : 0
+        : typeof x === 'number'
+          ? x
+          : fail(`${what}[${i}] is not a boolean`),
+    );
+  /** Light states by name (/2) or code (/1). */
+  const lightCodes = (v: unknown, what: string): number[] =>
+    arr(v, what).map((x, i) => {
+      const k = typeof x === 'string' ? LIGHT_NAMES.indexOf(x as never) : typeof x === 'number' ? x : -1;
+      return k >= 0 ? k : fail(`${what}[${i}] is not a light state (${LIGHT_NAMES.join(', ')})`);
+    });
   const T = num(d.num_steps, 'num_steps');
   if (!Number.isInteger(T) || T < 1) fail(`num_steps ${T} is not a positive integer`);
   const agents = arr(d.agents, 'agents');
@@ -331,7 +410,7 @@ export function scenarioFromJson(doc: unknown, file: string): Scenario {
   agents.forEach((raw, i) => {
     const a = obj(raw, `agents[${i}]`);
     const w = `agents[${i}]`;
-    tracks.ids[i] = num(a.id, `${w}.id`);
+    tracks.ids[i] = v1 ? num(a.id, `${w}.id`) : num(a.agent_id, `${w}.agent_id`);
     tracks.types[i] = String(a.type) as AgentType;
     tracks.length[i] = num(a.length, `${w}.length`);
     tracks.width[i] = num(a.width, `${w}.width`);
@@ -345,7 +424,7 @@ export function scenarioFromJson(doc: unknown, file: string): Scenario {
     }
     routes.push(a.route === undefined ? [] : nums(a.route, `${w}.route`));
     for (const key of ['x', 'y', 'z', 'yaw', 'vx', 'vy', 'valid'] as const) {
-      const v = nums(a[key], `${w}.${key}`);
+      const v = key === 'valid' ? flags(a[key], `${w}.${key}`) : nums(a[key], `${w}.${key}`);
       if (v.length !== T) fail(`${w}.${key} has ${v.length} values, expected num_steps = ${T}`);
       tracks[key].set(v, i * T);
     }
@@ -394,21 +473,32 @@ export function scenarioFromJson(doc: unknown, file: string): Scenario {
       laneId: num(l.lane_id, `${w}.lane_id`),
       stopX: num(l.stop_x, `${w}.stop_x`),
       stopY: num(l.stop_y, `${w}.stop_y`),
-      states: Uint8Array.from(nums(l.states, `${w}.states`)),
+      states: Uint8Array.from(lightCodes(l.states, `${w}.states`)),
     };
   });
+  const rowOf = (id: number, what: string) => {
+    const k = tracks.ids.indexOf(id);
+    return k >= 0 ? k : fail(`${what}: agent ${id} is not in agents`);
+  };
+  const egoIndex = v1
+    ? num(d.ego_index ?? -1, 'ego_index')
+    : d.sdc_agent_id === null || d.sdc_agent_id === undefined
+      ? -1
+      : rowOf(num(d.sdc_agent_id, 'sdc_agent_id'), 'sdc_agent_id');
+  const toPredict =
+    d.tracks_to_predict === undefined
+      ? undefined
+      : nums(d.tracks_to_predict, 'tracks_to_predict').map((x) => (v1 ? x : rowOf(x, 'tracks_to_predict')));
   const out: Scenario = {
-    id: String(d.id ?? path.basename(file, '.json')),
+    id: String((v1 ? d.id : d.scenario_id) ?? path.basename(file, '.json')),
     source: String(d.source ?? 'json'),
     dtS: num(d.dt_s ?? 0.1, 'dt_s'),
     numSteps: T,
     currentStep: num(d.current_step ?? 0, 'current_step'),
     map,
     agents: tracks,
-    egoIndex: num(d.ego_index ?? -1, 'ego_index'),
-    ...(d.tracks_to_predict === undefined
-      ? {}
-      : { tracksToPredict: Int32Array.from(nums(d.tracks_to_predict, 'tracks_to_predict')) }),
+    egoIndex,
+    ...(toPredict === undefined ? {} : { tracksToPredict: Int32Array.from(toPredict) }),
     controlled,
     goalX,
     goalY,

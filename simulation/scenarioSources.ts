@@ -9,7 +9,7 @@ import { readWomdFile } from '../datasets/womd.ts';
 import { av2ToScenario } from './import/av2Scenario.ts';
 import { womdToScenario } from './import/womdScenario.ts';
 import type { Scenario } from './scenario.ts';
-import { isScenarioDir, loadScenario, SCENARIO_JSON_FORMAT } from './scenarioIo.ts';
+import { isScenarioDir, loadScenario, SCENARIO_JSON_PREFIX } from './scenarioIo.ts';
 import { validateScenario } from './validateScenario.ts';
 
 export interface LoadedScenario {
@@ -51,7 +51,7 @@ function isScenarioJson(p: string): boolean {
   try {
     const head = Buffer.alloc(256);
     const n = fs.readSync(fd, head, 0, 256, 0);
-    return head.subarray(0, n).toString('utf8').includes(SCENARIO_JSON_FORMAT);
+    return head.subarray(0, n).toString('utf8').includes(SCENARIO_JSON_PREFIX);
   } finally {
     fs.closeSync(fd);
   }

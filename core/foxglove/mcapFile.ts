@@ -60,7 +60,12 @@ export class McapFile {
       },
       chunkSize: opts.chunkBytes,
       ...(opts.compression === 'lz4'
-        ? { compressChunk: (data: Uint8Array) => ({ compression: 'lz4', compressedData: lz4FrameCompress(data) }) }
+        ? {
+            compressChunk: (data: Uint8Array) => ({
+              compression: 'lz4',
+              compressedData: lz4FrameCompress(data),
+            }),
+          }
         : {}),
     });
   }

@@ -12,7 +12,8 @@ import { writeBoxesFile } from '../../datasets/logFiles.ts';
 import { LIGHT, NO_SIGNAL_STATE } from '../../simulation/scenario.ts';
 import { loadScenario, saveScenario } from '../../simulation/scenarioIo.ts';
 import { straightRoadScenario } from '../simulation/fixtures.ts';
-import { exportParquet } from '../../simulation/export/parquetExport.ts';
+import { buildExportTables } from '../../simulation/export/exportTables.ts';
+import { writeParquetTables } from '../../simulation/export/parquetExport.ts';
 import { parquetReadObjects } from 'hyparquet';
 import { tmpDir } from '../datasets/tmp.ts';
 
@@ -88,7 +89,9 @@ describe('named values', () => {
     // The rollouts' Parquet export names them too.
     const pq = path.join(tmpDir(), 'pq');
     fs.mkdirSync(pq);
-    const [file] = exportParquet([s], pq).filter((f) => f.endsWith('traffic_lights.parquet'));
+    const [file] = writeParquetTables(buildExportTables([{ scenario: s, rollouts: [s.agents] }]), pq).filter(
+      (f) => f.endsWith('traffic_lights.parquet'),
+    );
     const buf = fs.readFileSync(file);
     const ab = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength);
     const rows = (await parquetReadObjects({ file: ab })) as {

@@ -168,7 +168,8 @@ describe('log export as MCAP (Foxglove protobuf schemas)', () => {
     const clock: Record<string, string>[] = [];
     for (let rec; (rec = stream.nextRecord());) {
       if (rec.type === 'Message') messages++;
-      if (rec.type === 'Metadata' && rec.name === 'drivekit.clock') clock.push(Object.fromEntries(rec.metadata));
+      if (rec.type === 'Metadata' && rec.name === 'drivekit.clock')
+        clock.push(Object.fromEntries(rec.metadata));
     }
     expect(messages).toBe(4 * FRAMES);
     expect(clock).toEqual([{ time_base: 'unix', time_offset_ns: '0' }]);
@@ -197,11 +198,15 @@ describe('log export as MCAP (Foxglove protobuf schemas)', () => {
       const reader = await McapIndexedReader.Initialize({ readable, decompressHandlers });
       const times = [];
       for await (const m of reader.readMessages({ topics: ['/lidar'] })) times.push(m.logTime);
-      const expected = Array.from({ length: FRAMES }, (_, f) => SYNTHETIC_EPOCH_NS + 100_000_000n * BigInt(f));
+      const expected = Array.from(
+        { length: FRAMES },
+        (_, f) => SYNTHETIC_EPOCH_NS + 100_000_000n * BigInt(f),
+      );
       expect(times).toEqual(expected);
       expect(new Date(Number(times[0] / 1_000_000n)).toISOString()).toBe('2000-01-01T00:00:00.000Z');
       const meta = [];
-      for await (const m of reader.readMetadata({ name: 'drivekit.clock' })) meta.push(Object.fromEntries(m.metadata));
+      for await (const m of reader.readMetadata({ name: 'drivekit.clock' }))
+        meta.push(Object.fromEntries(m.metadata));
       expect(meta).toEqual([{ time_base: 'relative', time_offset_ns: String(SYNTHETIC_EPOCH_NS) }]);
     } finally {
       close();

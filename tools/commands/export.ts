@@ -4,8 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { agentStatesToBatch } from '../../core/arrow/codec.ts';
-import { readArrowFile, writeArrowFile } from '../../core/arrow/ipc.ts';
+import { readArrowFile } from '../../core/arrow/ipc.ts';
 import { InputError } from '../../core/errors.ts';
 import { exportLogMcap } from '../../datasets/logMcap.ts';
 import { exportLogParquet, type LogParquetResult } from '../../datasets/logParquet.ts';
@@ -14,14 +13,16 @@ import { writeWomdFile } from '../../datasets/womd.ts';
 import { createProgress } from '../../core/progress.ts';
 import { exportLidarLog } from '../../simulation/export/lidarExport.ts';
 import { exportScenarioMcap } from '../../simulation/export/mcapExport.ts';
-import { exportParquet } from '../../simulation/export/parquetExport.ts';
+import { writeArrowTables } from '../../simulation/export/arrowExport.ts';
+import { buildExportTables, type ExportScenario } from '../../simulation/export/exportTables.ts';
+import { writeJsonScenarios } from '../../simulation/export/jsonExport.ts';
+import { writeParquetTables } from '../../simulation/export/parquetExport.ts';
 import { LIDAR_MODELS, type LidarModel } from '../../simulation/lidar/beams.ts';
 import { readRolloutGroups, readRolloutSet, SIM_FILES } from '../../simulation/export/rolloutSet.ts';
 import { WOSAC_SUBMISSION, writeWosacSubmission } from '../../simulation/export/wosacExport.ts';
 import { scenarioToWomd, womdExportLosses } from '../../simulation/export/womdExport.ts';
 import type { Scenario } from '../../simulation/scenario.ts';
 import { saveScenario } from '../../simulation/scenarioIo.ts';
-import { scenarioToAgentStates } from '../../simulation/scenarioTables.ts';
 import { intOption } from '../numberOption.ts';
 import { makeDirs } from '../../core/dirs.ts';
 import { addForce, addThreads, printJson, refuseExisting, threadsInput } from '../cliOptions.ts';
@@ -84,41 +85,39 @@ export async function runExport(opts: ExportOptions): Promise<{
     throw new InputError('--rollouts', 'missing: give --rollouts <dir> or --log <dir>');
   const rolloutsDir = opts.rollouts;
   if (format === 'wosac') return exportWosac({ ...opts, rollouts: rolloutsDir });
+  // Arrow, Parquet and JSON keep each scenario once with its rollouts beside it (a `rollout` column / key);
+  // MCAP, WOMD and the LiDAR logs hold one timeline each: a scenario per rollout (`<id>.r<n>` when N > 1).
+  const groups: ExportScenario[] = readRolloutGroups(rolloutsDir);
   const scenarios = readRolloutSet(rolloutsDir);
   const out = exportTarget(opts);
   makeDirs(out);
   const files: string[] = [];
   const dropped: Record<string, number> = {};
   if (format === 'arrow') {
-    const file = path.join(out, 'trajectories.arrow');
-    await writeArrowFile(
-      file,
-      scenarios.map((s) => agentStatesToBatch(scenarioToAgentStates(s))),
-    );
-    files.push(file);
-    scenarios.forEach((s, i) => {
+    files.push(...(await writeArrowTables(buildExportTables(groups), out)));
+    // Each input scenario once as a drivekit scenario directory (what `drivekit sim` and the viewer open).
+    groups.forEach(({ scenario: s }, i) => {
       const dir = path.join(out, 'scenarios', fileStem(s, i));
       saveScenario(s, dir);
       files.push(dir);
     });
   } else if (format === 'parquet') {
-    files.push(...exportParquet(scenarios, out));
+    files.push(...writeParquetTables(buildExportTables(groups), out));
   } else if (format === 'mcap') {
     // One file per scenario and rollout: Foxglove plays one timeline per file.
     const bar = createProgress('mcap', scenarios.length, { silent: opts.json });
-    for (const [i, s] of scenarios.entries()) {
-      const file = path.join(out, `${fileStem(s, i)}.mcap`);
-      await exportScenarioMcap(s, file);
-      files.push(file);
-      bar.tick();
-    }
+    let k = 0;
+    for (const g of groups)
+      for (const [n, agents] of g.rollouts.entries()) {
+        const s = scenarios[k];
+        const file = path.join(out, `${fileStem(s, k++)}.mcap`);
+        await exportScenarioMcap({ ...g.scenario, agents, source: s.source }, file, n);
+        files.push(file);
+        bar.tick();
+      }
     bar.stop();
   } else if (format === 'json') {
-    scenarios.forEach((s, i) => {
-      const file = path.join(out, `${fileStem(s, i)}.json`);
-      saveScenario(s, file);
-      files.push(file);
-    });
+    files.push(...writeJsonScenarios(groups, out, (i) => fileStem(groups[i].scenario, i)));
   } else {
     const file = path.join(out, 'scenarios.tfrecord');
     writeWomdFile(file, scenarios.map(scenarioToWomd));
