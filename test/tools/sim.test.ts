@@ -93,6 +93,7 @@ describe('drivekit sim / export', () => {
     const rows = await parquetReadObjects({ file: ab, rowEnd: 1 });
     expect(Object.keys(rows[0])).toEqual([
       'scenario_id',
+      'rollout',
       'step',
       'agent_id',
       'type',
@@ -102,6 +103,9 @@ describe('drivekit sim / export', () => {
       'yaw',
       'vx',
       'vy',
+      'length',
+      'width',
+      'height',
       'valid',
     ]);
     expect(r.files.map((f) => path.basename(f)).sort()).toEqual(
@@ -118,8 +122,9 @@ describe('drivekit sim / export', () => {
     expect(agents.map((x) => x.goal_x)).toEqual([190, null, null]);
   });
 
-  it('exports WOMD TFRecords, Arrow and JSON that re-import to the same rollouts', async () => {
+  it('exports WOMD TFRecords that re-import to the same rollouts; Arrow and JSON scenarios to the inputs', async () => {
     const rolled = readRolloutSet(out);
+    const groups = readRolloutGroups(out);
     for (const format of ['womd', 'arrow', 'json']) {
       const r = await runExport({ rollouts: out, format });
       const src =
@@ -129,11 +134,14 @@ describe('drivekit sim / export', () => {
             ? path.join(path.dirname(r.files[0]), 'scenarios')
             : path.dirname(r.files[0]);
       const back = loadScenarios(src).map((l) => l.scenario);
-      expect(back.map((s) => s.id)).toEqual(rolled.map((s) => s.id));
+      // WOMD holds one timeline a scenario (the rollout); Arrow and JSON hold each input scenario once, its
+      // rollouts beside it (trajectories table / `rollouts` key: test/simulation/exportLayout.test.ts).
+      const want = format === 'womd' ? rolled : groups.map((g) => g.scenario);
+      expect(back.map((s) => s.id)).toEqual(want.map((s) => s.id));
       back.forEach((s, i) => {
         for (const k of ['x', 'y', 'yaw', 'valid'] as const)
-          expect(Array.from(s.agents[k])).toEqual(Array.from(rolled[i].agents[k]));
-        expect(s.map.lanes.map((l) => l.id)).toEqual(rolled[i].map.lanes.map((l) => l.id));
+          expect(Array.from(s.agents[k])).toEqual(Array.from(want[i].agents[k]));
+        expect(s.map.lanes.map((l) => l.id)).toEqual(want[i].map.lanes.map((l) => l.id));
       });
     }
   });
