@@ -5,7 +5,13 @@ import path from 'node:path';
 import { type RecordBatch, RecordBatchFileWriter, type Schema, Table } from 'apache-arrow';
 import { writeFileAtomicSync } from '../core/atomic.ts';
 import { batchToBoxes, boxesToBatch } from '../core/arrow/codec.ts';
-import { batchFromColumns, fixedListData, numericData, readColumnAs } from '../core/arrow/columns.ts';
+import {
+  batchFromColumns,
+  fixedListData,
+  numericData,
+  readTimestampNs,
+  timestampNsData,
+} from '../core/arrow/columns.ts';
 import { parseArrowFile, readArrowFile } from '../core/arrow/ipc.ts';
 import { type Boxes, concatBoxes } from '../core/arrow/records.ts';
 import { schemaFor } from '../core/arrow/schemas.ts';
@@ -30,7 +36,7 @@ function posesBatch(poses: Float64Array, timestampsNs: BigInt64Array): RecordBat
   const n = timestampsNs.length;
   return batchFromColumns(schemaFor('poses'), [
     numericData(Int32Array.from({ length: n }, (_, i) => i)),
-    numericData(timestampsNs),
+    timestampNsData(timestampsNs),
     fixedListData(poses, 16),
   ]);
 }
@@ -84,7 +90,7 @@ function frameTimestamps(dir: string): BigInt64Array | undefined {
   const file = path.join(dir, 'poses.arrow');
   if (!fs.existsSync(file)) return undefined;
   const { batches } = readLogArrowFile(file);
-  const parts = batches.map((b) => readColumnAs(b, 'timestamp_ns', BigInt64Array));
+  const parts = batches.map((b) => readTimestampNs(b, 'timestamp_ns'));
   const out = new BigInt64Array(parts.reduce((n, p) => n + p.length, 0));
   let k = 0;
   for (const p of parts) {

@@ -19,8 +19,11 @@ export const LOG_PARQUET_TABLES = ['points', 'poses', 'labels', 'detections', 't
 export type LogParquetTable = (typeof LOG_PARQUET_TABLES)[number];
 const BOX_TABLES = ['labels', 'detections', 'tracks'] as const;
 
-/** Version of the Parquet form of a log (its `drivekit.schema` is `log_parquet_<table>/1`). */
-export const LOG_PARQUET_VERSION = 1;
+/**
+ * Version of the Parquet form of a log (its `drivekit.schema` is `log_parquet_<table>/2`); /1 had
+ * timestamp_ns as plain INT64 and label/class as strings that were dictionary-encoded only when it paid.
+ */
+export const LOG_PARQUET_VERSION = 2;
 
 type BasicType = 'INT32' | 'INT64' | 'FLOAT' | 'DOUBLE' | 'STRING';
 interface Column {
@@ -28,7 +31,12 @@ interface Column {
   data: ArrayLike<unknown>;
   type: BasicType;
   nullable?: boolean;
+  /** Named values: always a dictionary page plus indices (pandas and Polars read them as categories). */
+  category?: boolean;
 }
+
+/** timestamp_ns as TIMESTAMP(NANOS), not adjusted to UTC (as the Arrow logs: Timestamp(ns), no time zone). */
+const TIMESTAMP_NS = { type: 'TIMESTAMP', isAdjustedToUTC: false, unit: 'NANOS' } as const;
 
 export interface LogParquetResult {
   files: string[];
@@ -65,13 +73,20 @@ class TableWriter {
     const n = columns[0].data.length;
     if (!this.pq) {
       const schema = schemaFromColumnData({
-        columnData: columns.map((c) => ({ ...c, nullable: c.nullable ?? false }) as never),
+        columnData: columns.map(
+          (c) => ({ name: c.name, data: c.data, type: c.type, nullable: c.nullable ?? false }) as never,
+        ),
       });
+      for (const el of schema) if (el.name === 'timestamp_ns') el.logical_type = TIMESTAMP_NS as never;
       this.pq = new ParquetWriter({ writer: this.bytes, schema, kvMetadata: this.kvMetadata });
     }
     if (n === 0) return;
     void this.pq.write({
-      columnData: columns.map((c) => ({ name: c.name, data: c.data as never })),
+      columnData: columns.map((c) => ({
+        name: c.name,
+        data: c.data as never,
+        ...(c.category ? { encoding: 'RLE_DICTIONARY' as const } : {}),
+      })),
       rowGroupSize: n,
     });
     this.rows += n;
@@ -96,8 +111,8 @@ function boxColumns(b: Boxes, rows: readonly number[], timestampsNs: BigInt64Arr
       nullable: true,
     },
     { name: 'track_id', data: nullIf(b.trackId), type: 'INT32', nullable: true },
-    { name: 'label', data: pick((i) => b.label[i]), type: 'STRING' },
-    { name: 'class', data: pick((i) => canonicalClass(b.label[i])), type: 'STRING' },
+    { name: 'label', data: pick((i) => b.label[i]), type: 'STRING', category: true },
+    { name: 'class', data: pick((i) => canonicalClass(b.label[i])), type: 'STRING', category: true },
     { name: 'score', data: pick((i) => b.score[i]), type: 'FLOAT' },
     { name: 'cx', data: pick((i) => b.cx[i]), type: 'FLOAT' },
     { name: 'cy', data: pick((i) => b.cy[i]), type: 'FLOAT' },

@@ -2,7 +2,7 @@
 // own poses kept once as poses.source.arrow, meta.json's trajectory extent and provenance updated.
 import fs from 'node:fs';
 import path from 'node:path';
-import { readFixedList, readNumeric } from '../core/arrow/columns.ts';
+import { readFixedList, readTimestampNs } from '../core/arrow/columns.ts';
 import { readArrowFile } from '../core/arrow/ipc.ts';
 import { validateSchema } from '../core/arrow/validate.ts';
 import { InputError } from '../core/errors.ts';
@@ -24,7 +24,7 @@ export function readPosesArrow(file: string): { poses: Float64Array; timestampsN
   if (!batches.length) return { poses: new Float64Array(0), timestampsNs: new BigInt64Array(0) };
   return {
     poses: readFixedList<Float64Array>(batches[0], 'pose'),
-    timestampsNs: readNumeric<BigInt64Array>(batches[0], 'timestamp_ns'),
+    timestampsNs: readTimestampNs(batches[0], 'timestamp_ns'),
   };
 }
 

@@ -6,7 +6,7 @@ import { RecordBatchFileWriter, Table } from 'apache-arrow';
 import { AtomicDir, cleanStaleTemps, recoverDir, writeFileAtomicSync } from '../core/atomic.ts';
 import { InputError } from '../core/errors.ts';
 import { boxesToBatch, pointCloudToBatch, batchToPointCloud } from '../core/arrow/codec.ts';
-import { readFixedList, readNumeric } from '../core/arrow/columns.ts';
+import { readFixedList, readTimestampNs } from '../core/arrow/columns.ts';
 import {
   ArrowFileAppender,
   ArrowFileReader,
@@ -406,7 +406,7 @@ export class LogReader {
       throw new InputError(posesFile, (e as Error).message);
     }
     const poses = batches.length ? readFixedList<Float64Array>(batches[0], 'pose') : new Float64Array(0);
-    const ts = batches.length ? readNumeric<BigInt64Array>(batches[0], 'timestamp_ns') : new BigInt64Array(0);
+    const ts = batches.length ? readTimestampNs(batches[0], 'timestamp_ns') : new BigInt64Array(0);
     const frames = await ArrowFileReader.open(
       path.join(dir, 'frames.arrow'),
       manifest ? blockChecksums(entry('frames.arrow')) : undefined,

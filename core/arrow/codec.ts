@@ -15,6 +15,7 @@ import {
   readFixedList,
   readColumnAs,
   readUtf8,
+  timestampNsData,
   utf8Data,
 } from './columns.ts';
 import { validateSchema, SchemaError } from './validate.ts';
@@ -118,7 +119,7 @@ export function boxesToBatch(
   }
   return batchFromColumns(schemaFor('boxes', metadata), [
     numericData(b.frameIndex),
-    tsNulls === 0 ? numericData(ts) : nullableInt64(ts, tsValid, tsNulls),
+    timestampNsData(ts, tsValid, tsNulls),
     int32DataWithNulls(b.trackId, -1),
     dictUtf8Data(b.label),
     dictUtf8Data(b.label.map(canonicalClass), CANONICAL_CLASSES),
@@ -132,16 +133,6 @@ export function boxesToBatch(
     numericData(b.yaw),
     int32DataWithNulls(b.numPoints, -1),
   ]);
-}
-
-function nullableInt64(values: BigInt64Array, valid: Uint8Array, nulls: number) {
-  return makeData({
-    type: new Int64(),
-    length: values.length,
-    nullCount: nulls,
-    nullBitmap: valid,
-    data: values,
-  });
 }
 
 export function batchToBoxes(batch: RecordBatch, where = 'boxes'): Boxes {

@@ -13,6 +13,9 @@ import {
   makeData,
   type RecordBatch,
   Struct,
+  TimeUnit,
+  TimestampNanosecond,
+  type Timestamp,
   Uint16,
   Utf8,
   RecordBatch as RecordBatchCtor,
@@ -32,6 +35,45 @@ function numericType(a: Numeric): DataType {
 /** Wrap a typed array as an Arrow column without copying. */
 export function numericData(values: Numeric): Data {
   return makeData({ type: numericType(values), length: values.length, nullCount: 0, data: values } as never);
+}
+
+/** Nanosecond times as a Timestamp(ns) column (no copy); `valid` (a validity bitmap) marks rows with a time. */
+export function timestampNsData(values: BigInt64Array, valid?: Uint8Array, nulls = 0): Data {
+  return makeData({
+    type: new TimestampNanosecond(),
+    length: values.length,
+    nullCount: nulls,
+    ...(nulls ? { nullBitmap: valid } : {}),
+    data: values,
+  });
+}
+
+const NS_PER_UNIT: Record<number, bigint> = {
+  [TimeUnit.SECOND]: 1_000_000_000n,
+  [TimeUnit.MILLISECOND]: 1_000_000n,
+  [TimeUnit.MICROSECOND]: 1_000n,
+  [TimeUnit.NANOSECOND]: 1n,
+};
+
+/**
+ * A time column as nanoseconds: Timestamp of any unit (scaled; a view for ns without nulls) or an integer
+ * column of nanoseconds (what poses/1 and boxes/3 wrote); nulls become 0.
+ */
+export function readTimestampNs(batch: RecordBatch, name: string): BigInt64Array {
+  const col = batch.getChild(name);
+  if (!col) throw new Error(`column '${name}' is missing`);
+  if (!DataType.isTimestamp(col.type)) return readColumnAs(batch, name, BigInt64Array);
+  const scale = NS_PER_UNIT[(col.type as Timestamp).unit];
+  const one = col.data.length === 1 ? col.data[0] : null;
+  if (one && one.nullCount === 0 && scale === 1n)
+    return (one.values as BigInt64Array).subarray(one.offset, one.offset + one.length);
+  const out = new BigInt64Array(col.length);
+  let k = 0;
+  for (const d of col.data) {
+    const v = d.values as BigInt64Array;
+    for (let i = 0; i < d.length; i++, k++) out[k] = d.getValid(i) ? v[d.offset + i] * scale : 0n;
+  }
+  return out;
 }
 
 /**

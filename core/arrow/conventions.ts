@@ -11,7 +11,7 @@ export const WORLD_CONVENTION = "world frame: the log's (or scenario's) fixed fr
 export const POSE_LAYOUT =
   'world_from_vehicle: 4x4 homogeneous transform, row-major float64 (translation at indices 3, 7, 11); p_world = pose · p_vehicle';
 export const TIME_CONVENTION =
-  'timestamp_ns: int64 nanoseconds (Unix epoch where the source has one, else from the log start); t_offset: float32 seconds from the start of the sweep';
+  'timestamp_ns: Arrow Timestamp(ns) / Parquet TIMESTAMP(NANOS), no time zone (Unix epoch, UTC, where the source has one, else from the log start); t_offset: float32 seconds from the start of the sweep';
 
 /**
  * Intensity as each source reports it; drivekit never rescales it (a model trained on one source sees

@@ -9,8 +9,8 @@ import {
   Float32,
   Float64,
   Int32,
-  Int64,
   Schema,
+  TimestampNanosecond,
   Uint16,
   Utf8,
 } from 'apache-arrow';
@@ -21,10 +21,10 @@ export const SCHEMA_KEY = 'drivekit.schema';
 
 export const SCHEMA_VERSIONS = {
   sensorFrame: 'sensor_frame/2',
-  boxes: 'boxes/3',
+  boxes: 'boxes/4',
   agentStates: 'agent_states/1',
   tokens: 'tokens/1',
-  poses: 'poses/1',
+  poses: 'poses/2',
   agentObservations: 'agent_observations/1',
   agentActions: 'agent_actions/1',
 } as const;
@@ -34,12 +34,13 @@ export type RecordKind = keyof typeof SCHEMA_VERSIONS;
 /** Every version a reader accepts per kind, the current one first (older logs stay readable). */
 export const READABLE_VERSIONS: Record<RecordKind, readonly string[]> = {
   // /1 had no frame_index column in frames, no class column and -1 sentinels instead of nulls in boxes;
-  // boxes/2 had plain utf8 label/class and no timestamp_ns.
+  // boxes/2 had plain utf8 label/class and no timestamp_ns; boxes/3 and poses/1 had timestamp_ns as int64
+  // (now Arrow's Timestamp(ns), which pandas, Polars and DuckDB read as datetimes).
   sensorFrame: [SCHEMA_VERSIONS.sensorFrame, 'sensor_frame/1'],
-  boxes: [SCHEMA_VERSIONS.boxes, 'boxes/2', 'boxes/1'],
+  boxes: [SCHEMA_VERSIONS.boxes, 'boxes/3', 'boxes/2', 'boxes/1'],
   agentStates: [SCHEMA_VERSIONS.agentStates],
   tokens: [SCHEMA_VERSIONS.tokens],
-  poses: [SCHEMA_VERSIONS.poses],
+  poses: [SCHEMA_VERSIONS.poses, 'poses/1'],
   agentObservations: [SCHEMA_VERSIONS.agentObservations],
   agentActions: [SCHEMA_VERSIONS.agentActions],
 };
@@ -47,6 +48,8 @@ export const READABLE_VERSIONS: Record<RecordKind, readonly string[]> = {
 const f = (name: string, type: DataType) => new Field(name, type, false);
 const nullable = (name: string, type: DataType) => new Field(name, type, true);
 const poseType = () => new FixedSizeList(16, new Field('item', new Float64(), false));
+/** Times as Arrow's Timestamp(ns) without a time zone (a log counted from its start has no instant to name). */
+const timeNs = () => new TimestampNanosecond();
 /** Named values (box label and class) as a dictionary-encoded string column. */
 const named = () => new Dictionary(new Utf8(), new Int32());
 
@@ -64,7 +67,7 @@ export const FIELDS: Record<RecordKind, Field[]> = {
   boxes: [
     f('frame_index', new Int32()),
     // The frame's time beside its index (null where the boxes were written outside a log).
-    nullable('timestamp_ns', new Int64()),
+    nullable('timestamp_ns', timeNs()),
     nullable('track_id', new Int32()),
     f('label', named()),
     f('class', named()),
@@ -102,7 +105,7 @@ export const FIELDS: Record<RecordKind, Field[]> = {
     // One row per frame: the grid flattened row-major; its shape is in the metadata.
     f('tokens', new FixedSizeList(1, new Field('item', new Int32(), false))),
   ],
-  poses: [f('frame_index', new Int32()), f('timestamp_ns', new Int64()), f('pose', poseType())],
+  poses: [f('frame_index', new Int32()), f('timestamp_ns', timeNs()), f('pose', poseType())],
   // Learned traffic agents as a stream stage: one row per agent; the row's length is in the metadata.
   agentObservations: [
     f('agent_id', new Int32()),

@@ -28,6 +28,8 @@ function isStringType(t: DataType): boolean {
  */
 export function readableAs(actual: DataType, expected: DataType): boolean {
   if (DataType.isInt(expected)) return DataType.isInt(actual);
+  // Times: Timestamp of any unit (converted to ns on read), or int64 ns as poses/1 and boxes/3 wrote them.
+  if (DataType.isTimestamp(expected)) return DataType.isTimestamp(actual) || DataType.isInt(actual);
   if (DataType.isFloat(expected)) return DataType.isFloat(actual) || DataType.isInt(actual);
   // Strings, plain or dictionary-encoded (what drivekit writes for named values), read as either.
   if (DataType.isUtf8(expected) || isStringType(expected)) return isStringType(actual);

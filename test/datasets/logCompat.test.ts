@@ -4,7 +4,17 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import {
+  Int64,
+  makeData,
+  makeVector,
+  Table,
+  TimestampMicrosecond,
+  type Vector,
+  vectorFromArray,
+} from 'apache-arrow';
 import { afterEach, describe, expect, it } from 'vitest';
+import { readTimestampNs } from '../../core/arrow/columns.ts';
 import { readArrowFile } from '../../core/arrow/ipc.ts';
 import { allocatePointCloud, boxesFromRows } from '../../core/arrow/records.ts';
 import { poseFromTranslationYaw } from '../../core/geometry/pose.ts';
@@ -106,6 +116,19 @@ describe('logs written now', () => {
     expect(poses.schema.metadata.get('drivekit.pose_layout')).toMatch(
       /world_from_vehicle.*row-major float64/,
     );
+    // Native times: Timestamp(ns) without a time zone (poses/2, boxes/4), exact to the nanosecond.
+    expect(poses.schema.metadata.get('drivekit.schema')).toBe('poses/2');
+    const tsField = poses.schema.fields.find((f) => f.name === 'timestamp_ns')!;
+    expect(String(tsField.type)).toBe('Timestamp<NANOSECOND>');
+    expect(Array.from(readTimestampNs(poses.batches[0], 'timestamp_ns'))).toEqual([2n, 0n, 1n]);
+    const labelFile = readArrowFile(path.join(dir, 'labels.arrow'));
+    expect(labelFile.schema.metadata.get('drivekit.schema')).toBe('boxes/4');
+    expect(String(labelFile.schema.fields.find((f) => f.name === 'timestamp_ns')!.type)).toBe(
+      'Timestamp<NANOSECOND>',
+    );
+    expect(Array.from(readTimestampNs(labelFile.batches[0], 'timestamp_ns'))).toEqual(
+      [0n, 1n].map((f) => [2n, 0n, 1n][Number(f)]),
+    );
     const labels = readArrowFile(path.join(dir, 'labels.arrow')).batches[0];
     expect(labels.getChild('track_id')!.toArray().length).toBe(2);
     expect([labels.getChild('track_id')!.get(0), labels.getChild('track_id')!.get(1)]).toEqual([2, null]);
@@ -118,5 +141,27 @@ describe('logs written now', () => {
     expect((await log.readFrame(0)).points.x[0]).toBe(20);
     expect(Array.from(log.readBoxes('labels')!.trackId)).toEqual([2, -1]);
     await log.close();
+  });
+});
+
+describe('time columns from other writers', () => {
+  it('reads Timestamp columns of any unit as nanoseconds, nulls as 0, and int64 nanoseconds as they are', () => {
+    const us = makeVector(
+      makeData({
+        type: new TimestampMicrosecond(),
+        length: 3,
+        nullCount: 1,
+        nullBitmap: Uint8Array.of(0b101),
+        data: BigInt64Array.of(1_700_000_000_000_001n, 99n, 5n),
+      }),
+    );
+    const ns = vectorFromArray([1_700_000_000_000_000_001n, 7n], new Int64());
+    const batch = (v: Vector) => new Table({ timestamp_ns: v }).batches[0];
+    expect(Array.from(readTimestampNs(batch(us), 'timestamp_ns'))).toEqual([
+      1_700_000_000_000_001_000n,
+      0n,
+      5_000n,
+    ]);
+    expect(Array.from(readTimestampNs(batch(ns), 'timestamp_ns'))).toEqual([1_700_000_000_000_000_001n, 7n]);
   });
 });

@@ -106,13 +106,26 @@ describe('log export as Parquet', () => {
     const lab = await q(
       `select frame_index, track_id, label, class, num_points, timestamp_ns from ${t('labels')}`,
     );
+    const ns = (v: unknown) => (v as { nanos: bigint }).nanos;
     expect(
-      lab.map((x) => [x.frame_index, x.track_id, x.label, x.class, x.num_points, x.timestamp_ns]),
+      lab.map((x) => [x.frame_index, x.track_id, x.label, x.class, x.num_points, ns(x.timestamp_ns)]),
     ).toEqual([
       [0, null, 'Pedestrian', 'pedestrian', null, 1_000_000_000n],
       [2, null, 'object', 'other', null, 3_000_000_000n],
       [3, 1, 'Car', 'car', null, 4_000_000_000n],
     ]);
+    // Native types: timestamp_ns is a nanosecond timestamp in every table; label and class are
+    // dictionary-encoded strings.
+    for (const name of ['points', 'poses', 'labels', 'tracks']) {
+      const cols = await q(`describe select timestamp_ns from ${t(name)}`);
+      expect(cols[0].column_type, name).toBe('TIMESTAMP_NS');
+    }
+    const enc = await q(
+      `select path_in_schema as c, encodings as e from parquet_metadata(${t('labels')})
+       where path_in_schema in ('label', 'class')`,
+    );
+    expect(new Set(enc.map((e) => e.c))).toEqual(new Set(['label', 'class'])); // one row per row group
+    for (const e of enc) expect(String(e.e), String(e.c)).toMatch(/RLE_DICTIONARY/);
     const pose = await q(
       `select pose_03, pose_13, pose_23, pose_33 from ${t('poses')} where frame_index = 2`,
     );
@@ -130,7 +143,7 @@ describe('log export as Parquet', () => {
       `select decode(key) as k, decode(value) as v from parquet_kv_metadata(${t('points')})`,
     );
     const kv = Object.fromEntries(meta.map((m) => [m.k, m.v]));
-    expect(kv['drivekit.schema']).toBe('log_parquet_points/1');
+    expect(kv['drivekit.schema']).toBe('log_parquet_points/2');
     expect(kv['drivekit.frame']).toMatch(/x forward, y left, z up/);
     db.closeSync();
   });
