@@ -1,6 +1,6 @@
 // Conversion between the typed records of records.ts and Arrow record batches, one pair per record
 // kind. Encoding wraps numeric columns without copying; decoding validates, then returns views.
-import { Int64, makeData, type RecordBatch } from 'apache-arrow';
+import type { RecordBatch } from 'apache-arrow';
 import type { AgentStates, Boxes, PointCloud, SensorFrame, TokenGrid } from './records.ts';
 import { CANONICAL_CLASSES, canonicalClass } from './conventions.ts';
 import { dictUtf8Data } from './dictionary.ts';
