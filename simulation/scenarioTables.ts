@@ -7,8 +7,10 @@ import {
   Field,
   Float32,
   Int32,
-  type RecordBatch,
+  makeData,
+  RecordBatch,
   Schema,
+  Struct,
   Type,
   Utf8,
 } from 'apache-arrow';
@@ -17,7 +19,7 @@ import { batchFromColumns, boolData, numericData, readBool, readUtf8 } from '../
 import type { AgentStates } from '../core/arrow/records.ts';
 import { SCHEMA_KEY } from '../core/arrow/schemas.ts';
 import { readableAs, SchemaError } from '../core/arrow/validate.ts';
-import { dictUtf8Data } from '../core/arrow/dictionary.ts';
+import { dictUtf8Data, dictUtf8Type } from '../core/arrow/dictionary.ts';
 import { listData, listOf, readList, readNumbers } from './scenarioColumns.ts';
 import { LANE_LINKS_SCHEMA } from './scenarioLaneLinks.ts';
 import { batchesToMap, LATER_MAP_FIELDS, MAP_FIELDS, mapToBatches } from './scenarioMapTables.ts';
@@ -26,8 +28,9 @@ import { AGENT_TYPES } from './validateScenario.ts';
 
 /**
  * Table names (file stems of a scenario directory) and their schema versions:
- * - `agents` (agent_states/1): one row per (agent, step), agent-major in track order; the schema
- *   metadata `drivekit.scenario` holds the header {id, source, dt_s, num_steps, current_step}.
+ * - `agents` (agent_states/1): one row per (agent, step), agent-major in track order, `type`
+ *   dictionary-encoded as in agent_info (readers take plain utf8 too); the schema metadata
+ *   `drivekit.scenario` holds the header {id, source, dt_s, num_steps, current_step}.
  * - `agent_info` (scenario_agents/2; /1 had a plain utf8 type): one row per agent in track order:
  *   agent_id, type (dictionary-encoded), length,
  *   width, height, is_ego, controlled, goal_x, goal_y (NaN when none), route (list<int32> lane ids).
@@ -174,6 +177,15 @@ export function scenarioToAgentStates(s: Scenario): AgentStates {
   };
 }
 
+/** An AgentStates batch with its `type` column dictionary-encoded over AGENT_TYPES (one encoding per directory). */
+function typeAsDictionary(b: RecordBatch, types: readonly string[]): RecordBatch {
+  const k = b.schema.fields.findIndex((f) => f.name === 'type');
+  const fields = b.schema.fields.map((f, i) => (i === k ? new Field('type', dictUtf8Type(), false) : f));
+  const children = b.data.children.map((c, i) => (i === k ? dictUtf8Data(types, AGENT_TYPES) : c));
+  const data = makeData({ type: new Struct(fields), length: b.numRows, nullCount: 0, children });
+  return new RecordBatch(new Schema(fields, b.schema.metadata), data);
+}
+
 export function scenarioToBatches(s: Scenario): Record<ScenarioTableName, RecordBatch> {
   const header: ScenarioHeader = {
     id: s.id,
@@ -192,7 +204,10 @@ export function scenarioToBatches(s: Scenario): Record<ScenarioTableName, Record
   if (s.egoIndex >= 0) isEgo[s.egoIndex] = 1;
   const i32 = (n: number) => new Int32Array(n);
   return {
-    agents: agentStatesToBatch(scenarioToAgentStates(s), { [HEADER_KEY]: JSON.stringify(header) }),
+    agents: (() => {
+      const st = scenarioToAgentStates(s);
+      return typeAsDictionary(agentStatesToBatch(st, { [HEADER_KEY]: JSON.stringify(header) }), st.type);
+    })(),
     agent_info: batchFromColumns(tableSchema('agent_info'), [
       numericData(a.ids),
       dictUtf8Data(a.types, AGENT_TYPES),

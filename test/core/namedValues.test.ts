@@ -80,6 +80,10 @@ describe('named values', () => {
     const info = readBatch(path.join(dir, 'agent_info.arrow'));
     expect(DataType.isDictionary(info.getChild('type')!.type)).toBe(true);
     expect(info.getChild('type')!.get(0)).toBe(s.agents.types[0]);
+    // The per-step table names the type the same way (one encoding for agent types in a directory).
+    const perStep = readBatch(path.join(dir, 'agents.arrow'));
+    expect(DataType.isDictionary(perStep.getChild('type')!.type)).toBe(true);
+    expect(perStep.getChild('type')!.get(0)).toBe(s.agents.types[0]);
     const back = loadScenario(dir);
     expect(Array.from(back.map.trafficLights[k].signalStates!)).toEqual(Array.from(signal));
     expect(Array.from(back.map.trafficLights[k].states)).toEqual(
