@@ -40,7 +40,9 @@ function writeSequence(
   const token = dp++;
   dst[token] = (Math.min(litLen, 15) << 4) | (offset ? Math.min(ml, 15) : 0);
   if (litLen >= 15) dp = writeLength(dst, dp, litLen - 15);
-  dst.set(src.subarray(lit, lit + litLen), dp);
+  // Short runs (most of them on float data) by hand: a subarray per sequence costs more than the copy.
+  if (litLen < 64) for (let k = 0; k < litLen; k++) dst[dp + k] = src[lit + k];
+  else dst.set(src.subarray(lit, lit + litLen), dp);
   dp += litLen;
   if (!offset) return dp;
   dst[dp++] = offset & 0xff;
