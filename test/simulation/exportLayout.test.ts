@@ -18,7 +18,15 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 const T = 21;
 const ROLLOUTS = 2;
-const TABLES = ['trajectories', 'agents', 'lanes', 'lane_links', 'lane_points', 'map_points', 'traffic_lights'];
+const TABLES = [
+  'trajectories',
+  'agents',
+  'lanes',
+  'lane_links',
+  'lane_points',
+  'map_points',
+  'traffic_lights',
+];
 
 /** A straight road with WOMD-like facts: lane heights and types, typed road lines and edges, tracks to predict. */
 function scenario() {
@@ -40,7 +48,8 @@ async function simAndExport() {
   const sim = path.join(tmp, 'sim');
   await runSim({ scenarios: file, agents: 'cv', out: sim, rollouts: ROLLOUTS, seed: 1, json: true });
   const out = (f: string) => path.join(tmp, `export-${f}`);
-  for (const format of ['parquet', 'arrow', 'json']) await runExport({ rollouts: sim, format, out: out(format) });
+  for (const format of ['parquet', 'arrow', 'json'])
+    await runExport({ rollouts: sim, format, out: out(format) });
   return { sim, out };
 }
 
@@ -168,9 +177,16 @@ describe('scenario exports: one layout', () => {
         const arrow = tableFromIPC(fs.readFileSync(path.join(dir, `${name}.arrow`)));
         const pq = path.join(out('parquet'), `${name}.parquet`);
         const rows = (await db.runAndReadAll(`select * from '${pq}'`)).getRowObjects();
-        expect(arrow.schema.fields.map((f) => f.name), name).toEqual(Object.keys(rows[0]));
+        expect(
+          arrow.schema.fields.map((f) => f.name),
+          name,
+        ).toEqual(Object.keys(rows[0]));
         expect(arrow.numRows, name).toBe(rows.length);
-        const kv = (await db.runAndReadAll(`select decode(key) as k, decode(value) as v from parquet_kv_metadata('${pq}')`))
+        const kv = (
+          await db.runAndReadAll(
+            `select decode(key) as k, decode(value) as v from parquet_kv_metadata('${pq}')`,
+          )
+        )
           .getRowObjects()
           .map((m) => [m.k, m.v]);
         expect([...arrow.schema.metadata.entries()].sort(), name).toEqual(kv.sort());
@@ -179,9 +195,10 @@ describe('scenario exports: one layout', () => {
           const col = arrow.getChild(f.name)!.toArray() as ArrayLike<unknown>;
           const want = rows.map((r) => r[f.name]);
           const got = Array.from({ length: arrow.numRows }, (_, i) => arrow.getChild(f.name)!.get(i));
-          expect(got.map((v) => (typeof v === 'number' ? Math.fround(v) : v)), `${name}.${f.name}`).toEqual(
-            want.map((v) => (typeof v === 'number' ? Math.fround(v) : v)),
-          );
+          expect(
+            got.map((v) => (typeof v === 'number' ? Math.fround(v) : v)),
+            `${name}.${f.name}`,
+          ).toEqual(want.map((v) => (typeof v === 'number' ? Math.fround(v) : v)));
           expect(col.length).toBe(arrow.numRows);
           if (['scenario_id', 'type', 'kind', 'relation', 'state', 'lane_type'].includes(f.name))
             expect(DataType.isDictionary(f.type), `${name}.${f.name}`).toBe(true);
