@@ -65,6 +65,49 @@ describe('scenario I/O', () => {
     expectSameScenario(s, loadScenario(dir));
   });
 
+  it('reads drivekit.scenario/1 documents (id, ego_index, agent rows, 0/1 validity, light codes, camelCase spans)', () => {
+    const s = straightRoadScenario({ numAgents: 3, numSteps: 5 });
+    s.tracksToPredict = Int32Array.of(2);
+    s.map.lanes[0].leftBoundaries = [
+      { laneStartIndex: 0, laneEndIndex: 2, featureId: 11, type: 'solid_single_white' },
+    ];
+    s.map.lanes[0].rightBoundaries = [];
+    const file = path.join(tmp, 'v1.json');
+    saveScenario(s, file);
+    // Rewrite the /2 document as /1 wrote it.
+    const d = JSON.parse(fs.readFileSync(file, 'utf8'));
+    const v1 = {
+      ...d,
+      format: 'drivekit.scenario/1',
+      id: d.scenario_id,
+      ego_index: 0,
+      tracks_to_predict: [2],
+      agents: d.agents.map((a: Record<string, unknown>) => ({
+        ...a,
+        id: a.agent_id,
+        valid: (a.valid as boolean[]).map((v) => (v ? 1 : 0)),
+      })),
+      map: {
+        ...d.map,
+        lanes: d.map.lanes.map((l: Record<string, unknown>, i: number) =>
+          i === 0 ? { ...l, left_boundaries: s.map.lanes[0].leftBoundaries, right_boundaries: [] } : l,
+        ),
+        traffic_lights: d.map.traffic_lights.map((l: { states: string[] }) => ({
+          ...l,
+          states: l.states.map((n) => ['unknown', 'red', 'yellow', 'green'].indexOf(n)),
+        })),
+      },
+    };
+    for (const k of ['scenario_id', 'sdc_agent_id']) delete v1[k];
+    v1.agents.forEach((a: Record<string, unknown>) => delete a.agent_id);
+    fs.writeFileSync(file, JSON.stringify(v1));
+    const back = loadScenario(file);
+    expectSameScenario(s, back);
+    expect(Array.from(back.tracksToPredict!)).toEqual([2]);
+    expect(back.map.lanes[0].leftBoundaries).toEqual(s.map.lanes[0].leftBoundaries);
+    expect(Array.from(back.map.trafficLights[0].states)).toEqual(Array.from(s.map.trafficLights[0].states));
+  });
+
   it('names the file and the problem on bad input', () => {
     const bad = path.join(tmp, 'bad.json');
     fs.writeFileSync(bad, '{"format":"drivekit.scenario/1","num_steps":3,"agents":[{"id":1}]}');
