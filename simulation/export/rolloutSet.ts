@@ -135,7 +135,12 @@ export function readRolloutGroups(dir: string): RolloutGroup[] {
  * agent tracks replaced by a rollout; with several rollouts each is its own scenario `<id>.r<n>`.
  */
 export function readRolloutSet(dir: string): Scenario[] {
-  return readRolloutGroups(dir).flatMap(({ scenario: s, rollouts }) =>
+  return rolloutScenarios(readRolloutGroups(dir));
+}
+
+/** Rollout groups as one simulated scenario per rollout (`<id>.r<n>` when a scenario has several). */
+export function rolloutScenarios(groups: readonly RolloutGroup[]): Scenario[] {
+  return groups.flatMap(({ scenario: s, rollouts }) =>
     rollouts.map((agents, n) => ({
       ...s,
       id: rollouts.length > 1 ? `${s.id}.r${n}` : s.id,

@@ -18,7 +18,7 @@ import { buildExportTables, type ExportScenario } from '../../simulation/export/
 import { writeJsonScenarios } from '../../simulation/export/jsonExport.ts';
 import { writeParquetTables } from '../../simulation/export/parquetExport.ts';
 import { LIDAR_MODELS, type LidarModel } from '../../simulation/lidar/beams.ts';
-import { readRolloutGroups, readRolloutSet, SIM_FILES } from '../../simulation/export/rolloutSet.ts';
+import { readRolloutGroups, rolloutScenarios, SIM_FILES } from '../../simulation/export/rolloutSet.ts';
 import { WOSAC_SUBMISSION, writeWosacSubmission } from '../../simulation/export/wosacExport.ts';
 import { scenarioToWomd, womdExportLosses } from '../../simulation/export/womdExport.ts';
 import type { Scenario } from '../../simulation/scenario.ts';
@@ -88,7 +88,7 @@ export async function runExport(opts: ExportOptions): Promise<{
   // Arrow, Parquet and JSON keep each scenario once with its rollouts beside it (a `rollout` column / key);
   // MCAP, WOMD and the LiDAR logs hold one timeline each: a scenario per rollout (`<id>.r<n>` when N > 1).
   const groups: ExportScenario[] = readRolloutGroups(rolloutsDir);
-  const scenarios = readRolloutSet(rolloutsDir);
+  const scenarios = rolloutScenarios(groups);
   const out = exportTarget(opts);
   makeDirs(out);
   const files: string[] = [];
