@@ -1,5 +1,6 @@
-// `drivekit sim` and `drivekit export` on fixture scenarios: rollouts and metrics for each, Parquet, WOMD,
-// Arrow and JSON that re-import to the same rollouts, LiDAR logs, and one-line errors on bad input.
+// `drivekit sim` and `drivekit export` on fixture scenarios: rollouts and metrics for each, Parquet, WOMD
+// that re-imports to the same rollouts, Arrow and JSON that re-import to the input scenarios, LiDAR logs, and
+// one-line errors on bad input.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
