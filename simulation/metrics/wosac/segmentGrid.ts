@@ -47,6 +47,11 @@ export class SegmentGrid {
   // Running minimum of the ring search.
   private best = Infinity;
   private bestG = -1;
+  // Optional heights for nearestStretched: segment start z and rise, the vertical stretch, the query z.
+  private sz: Float64Array | null = null;
+  private dz: Float64Array | null = null;
+  private zStretch = 1;
+  private qz = NaN;
 
   constructor(
     readonly sx: Float64Array,
@@ -129,6 +134,46 @@ export class SegmentGrid {
     const ex = ax - dx * c;
     const ey = ay - dy * c;
     return Math.sqrt(ex * ex + ey * ey);
+  }
+
+  /** Give the segments heights (start z, rise): nearestStretched then measures in 3-D with z × zStretch. */
+  setHeights(sz: Float64Array, dz: Float64Array, zStretch: number): void {
+    this.sz = sz;
+    this.dz = dz;
+    this.zStretch = zStretch;
+  }
+
+  /**
+   * 3-D distance from (px, py, pz) to segment g with the vertical part scaled by zStretch, at the point
+   * of the segment nearest in the plane (the projection parameter is the 2-D one, as the official code).
+   */
+  stretchedDistance(g: number, px: number, py: number, pz: number): number {
+    const ax = px - this.sx[g];
+    const ay = py - this.sy[g];
+    const dx = this.dx[g];
+    const dy = this.dy[g];
+    const len2 = dx * dx + dy * dy;
+    const t = len2 > 0 ? (ax * dx + ay * dy) / len2 : 0;
+    const c = t < 0 ? 0 : t > 1 ? 1 : t;
+    const ex = ax - dx * c;
+    const ey = ay - dy * c;
+    const ez = (pz - this.sz![g] - this.dz![g] * c) * this.zStretch;
+    return Math.sqrt(ex * ex + ey * ey + ez * ez);
+  }
+
+  /**
+   * The segment nearest (px, py, pz) by stretchedDistance (ties: the lowest index), −1 without segments;
+   * sets `dist` to that 3-D distance. Needs setHeights. The ring search stays exact: a cell's planar
+   * distance from the point bounds the 3-D distance of everything in it from below.
+   */
+  nearestStretched(px: number, py: number, pz: number): number {
+    if (!this.sz || !Number.isFinite(pz)) return this.nearest(px, py);
+    this.qz = pz;
+    try {
+      return this.nearestRing(px, py);
+    } finally {
+      this.qz = NaN;
+    }
   }
 
   /**
@@ -281,7 +326,8 @@ export class SegmentGrid {
     const c = j * this.nx + i;
     for (let p = this.start[c]; p < this.start[c + 1]; p++) {
       const g = this.items[p];
-      const d = this.segmentDistance(g, px, py);
+      const d =
+        this.qz === this.qz ? this.stretchedDistance(g, px, py, this.qz) : this.segmentDistance(g, px, py);
       if (d < this.best || (d === this.best && g < this.bestG)) {
         this.best = d;
         this.bestG = g;
