@@ -40,6 +40,8 @@ export class SegmentGrid {
   readonly fny: number;
   readonly fineStart: Int32Array;
   readonly fineLen: Int32Array;
+  /** Per built fine cell: every segment whose bounding box lies within this distance of it is listed. */
+  private readonly fineReach: Float64Array;
   /** Candidate lists of the fine cells (reallocated as it grows: read it after `cellCandidates`). */
   pool = new Int32Array(1024);
   private poolLen = 0;
@@ -112,6 +114,7 @@ export class SegmentGrid {
     this.fny = n === 0 ? 0 : Math.ceil(h / this.fineM);
     this.fineStart = new Int32Array(this.fnx * this.fny).fill(UNBUILT);
     this.fineLen = new Int32Array(this.fnx * this.fny);
+    this.fineReach = new Float64Array(this.fnx * this.fny);
     this.stamp = new Int32Array(n).fill(-1);
   }
 
@@ -168,6 +171,30 @@ export class SegmentGrid {
    */
   nearestStretched(px: number, py: number, pz: number): number {
     if (!this.sz || !Number.isFinite(pz)) return this.nearest(px, py);
+    // The fine cell's list holds every segment whose box lies within its reach of the cell; one not
+    // listed is farther than that in the plane, hence in 3-D. So the best listed one wins outright when
+    // its 3-D distance is within the reach (ties too: the list ascends by index).
+    const i = Math.floor((px - this.fx0) * this.invFineM);
+    const j = Math.floor((py - this.fy0) * this.invFineM);
+    const s = this.cellCandidates(i, j);
+    if (s >= 0) {
+      const c = j * this.fnx + i;
+      const end = s + this.fineLen[c];
+      let best = Infinity;
+      let bestG = -1;
+      for (let q = s; q < end; q++) {
+        const g = this.pool[q];
+        const d = this.stretchedDistance(g, px, py, pz);
+        if (d < best) {
+          best = d;
+          bestG = g;
+        }
+      }
+      if (best <= this.fineReach[c]) {
+        this.dist = best;
+        return bestG;
+      }
+    }
     this.qz = pz;
     try {
       return this.nearestRing(px, py);
@@ -265,6 +292,7 @@ export class SegmentGrid {
     this.pool.subarray(start, start + count).sort();
     this.fineStart[c] = start;
     this.fineLen[c] = count;
+    this.fineReach[c] = u;
     return start;
   }
 

@@ -74,6 +74,42 @@ describe('WOSAC road edge in 3-D', () => {
     expect(signedDistanceToRoadEdge(ix, 10, 0, 0)).toBeCloseTo(1, 9);
   });
 
+  it('the grid search equals a full 3-D scan (inside and outside the candidate table)', () => {
+    // Edges at three levels (0, 4 and 9 m) crossing each other, queried at heights between them.
+    const edges = Array.from({ length: 40 }, (_, i) => {
+      const x0 = (i * 11) % 200;
+      const y0 = (i * 17) % 90;
+      const h = [0, 4, 9][i % 3];
+      return {
+        id: i,
+        xy: Float32Array.of(x0, y0, x0 + 12, y0 + 5, x0 + 20, y0 - 3),
+        z: Float32Array.of(h, h + 0.5, h + 1),
+      };
+    });
+    const ix = buildRoadEdgeIndex(edges);
+    for (let q = 0; q < 400; q++) {
+      const px = ((q * 37) % 320) - 60;
+      const py = ((q * 53) % 170) - 40;
+      const pz = (q % 7) * 1.6 - 0.5;
+      let best = Infinity;
+      let planar = NaN;
+      for (let g = 0; g < ix.sx.length; g++) {
+        const len2 = ix.dx[g] ** 2 + ix.dy[g] ** 2;
+        const t = ((px - ix.sx[g]) * ix.dx[g] + (py - ix.sy[g]) * ix.dy[g]) / len2;
+        const c = Math.min(1, Math.max(0, t));
+        const ex = px - ix.sx[g] - c * ix.dx[g];
+        const ey = py - ix.sy[g] - c * ix.dy[g];
+        const ez = 3 * (pz - ix.sz[g] - c * ix.dz[g]);
+        const d = Math.sqrt(ex * ex + ey * ey + ez * ez);
+        if (d < best) {
+          best = d;
+          planar = Math.hypot(ex, ey);
+        }
+      }
+      expect(Math.abs(signedDistanceToRoadEdge(ix, px, py, pz)), `query ${q}`).toBeCloseTo(planar, 9);
+    }
+  });
+
   it('edges without heights keep the planar search', () => {
     const ix = buildRoadEdgeIndex(edges.map(({ id, xy }) => ({ id, xy })));
     expect(ix.hasZ).toBe(false);
