@@ -8,6 +8,16 @@ import { validateSchema } from '../arrow/validate.ts';
 
 /** Topic of the end-of-stream marker; reserved (a data topic may not start with it). */
 export const EOS_TOPIC = '$eos';
+/** Topic of the begin-of-stream marker a source sends before its first batch; reserved too. */
+export const BOS_TOPIC = '$bos';
+
+/** What a source announces before its first batch: its data topic and, for a replay, the log and range. */
+export interface BeginOfStream {
+  topic: string;
+  logId?: string;
+  start?: number;
+  end?: number;
+}
 
 export interface EndOfStream {
   /** Data topic the sender was publishing. */
@@ -26,17 +36,19 @@ export interface EndOfStream {
 export type EosInfo = Partial<Omit<EndOfStream, 'topic' | 'messages'>>;
 
 /** Why a received message was skipped. */
-export type MalformedKind = 'frame-count' | 'not-arrow' | 'wrong-schema' | 'bad-eos';
+export type MalformedKind = 'frame-count' | 'not-arrow' | 'wrong-schema' | 'bad-eos' | 'bad-bos';
 export const MALFORMED_KINDS: readonly MalformedKind[] = [
   'frame-count',
   'not-arrow',
   'wrong-schema',
   'bad-eos',
+  'bad-bos',
 ];
 
 export type Incoming =
   | { type: 'batch'; topic: string; batch: RecordBatch; body: Buffer; bytes: number }
   | { type: 'eos'; eos: EndOfStream }
+  | { type: 'bos'; bos: BeginOfStream }
   | { type: 'malformed'; kind: MalformedKind; detail: string };
 
 /** Collects the writer's chunks (views of the batch's own buffers) without joining them. */
@@ -84,6 +96,33 @@ export function decodeBatchBytes(bytes: Uint8Array): RecordBatch {
 
 export function checkTopic(topic: string): void {
   if (topic.startsWith(EOS_TOPIC)) throw new Error(`topic '${topic}' is reserved for end-of-stream`);
+  if (topic.startsWith(BOS_TOPIC)) throw new Error(`topic '${topic}' is reserved for begin-of-stream`);
+}
+
+export function bosMessage(bos: BeginOfStream): [string, string] {
+  return [BOS_TOPIC, JSON.stringify(bos)];
+}
+
+/** The begin marker's payload, or why it is not one: a JSON object with `topic`, optionally `logId`, `start` ≤ `end`. */
+function parseBos(body: Buffer): BeginOfStream | string {
+  let j: Record<string, unknown>;
+  try {
+    j = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
+  } catch {
+    return 'payload is not JSON';
+  }
+  if (typeof j !== 'object' || j === null || Array.isArray(j)) return 'payload is not a JSON object';
+  if (typeof j.topic !== 'string') return 'payload has no topic';
+  if (j.logId !== undefined && typeof j.logId !== 'string') return "payload's logId is not a string";
+  if (
+    (j.start !== undefined || j.end !== undefined) &&
+    !(isCount(j.start) && isCount(j.end) && j.start <= j.end)
+  )
+    return "payload's frame range is not 0 ≤ start ≤ end";
+  const bos: BeginOfStream = { topic: j.topic };
+  if (j.logId !== undefined) bos.logId = j.logId as string;
+  if (j.start !== undefined) [bos.start, bos.end] = [j.start as number, j.end as number];
+  return bos;
 }
 
 export function batchMessage(topic: string, batch: RecordBatch): [string, Buffer] {
@@ -135,6 +174,12 @@ export function parseMessage(frames: readonly Buffer[], kind?: RecordKind): Inco
     return typeof eos === 'string'
       ? { type: 'malformed', kind: 'bad-eos', detail: eos }
       : { type: 'eos', eos };
+  }
+  if (frames.length === 2 && frames[0].toString('utf8') === BOS_TOPIC) {
+    const bos = parseBos(frames[1]);
+    return typeof bos === 'string'
+      ? { type: 'malformed', kind: 'bad-bos', detail: bos }
+      : { type: 'bos', bos };
   }
   if (frames.length !== 2) {
     return { type: 'malformed', kind: 'frame-count', detail: `${frames.length} frames, expected 2` };

@@ -4,7 +4,20 @@ import { Publisher, Pull, Push, Subscriber, XPublisher, type Socket } from 'zero
 import type { CurveConfig } from './curve.ts';
 import { generateKeyPair } from './curve.ts';
 import { checkBindPolicy, type Endpoint } from './endpoint.ts';
-import { EOS_TOPIC } from './message.ts';
+import { BOS_TOPIC, EOS_TOPIC } from './message.ts';
+
+/**
+ * The largest sane SensorFrame: 4 Mi points (16× a 128-beam, 2048-column sweep of 262k points; Waymo's five
+ * LiDARs give ~180k, nuScenes 34k) of 26 bytes (frame_index, x, y, z, intensity, t_offset: 4 each; ring: 2).
+ */
+export const MAX_SENSOR_FRAME_POINTS = 1 << 22;
+export const SENSOR_FRAME_POINT_BYTES = 26;
+/**
+ * The most bytes one received message frame may have: the largest sane SensorFrame plus 1 MiB of schema,
+ * metadata and padding (110,100,480 bytes, 105 MiB). Every other record a stage exchanges (Boxes, Tokens,
+ * agent observations) is far smaller. ZeroMQ disconnects a peer that sends more, before buffering it.
+ */
+export const MAX_MESSAGE_BYTES = MAX_SENSOR_FRAME_POINTS * SENSOR_FRAME_POINT_BYTES + (1 << 20);
 
 export interface SocketConfig {
   /** Messages queued per peer before a send waits (PUSH) or drops (PUB). Frames are MBs: keep small. */
@@ -15,6 +28,8 @@ export interface SocketConfig {
   lingerMs: number;
   /** Allow binding a non-loopback address. */
   allowRemote: boolean;
+  /** Largest message frame a receiving socket accepts, in bytes; a peer sending more is disconnected. */
+  maxMessageBytes: number;
   curve?: CurveConfig;
   /** Report socket trouble (e.g. a CURVE handshake failure) once per kind. */
   warn?: (line: string) => void;
@@ -25,6 +40,8 @@ export const DEFAULT_SOCKET_CONFIG: SocketConfig = {
   receiveHighWaterMark: 32,
   lingerMs: 2000,
   allowRemote: false,
+  // The largest sane SensorFrame (MAX_SENSOR_FRAME_POINTS) and 1 MiB: a 400 MB frame is never buffered.
+  maxMessageBytes: MAX_MESSAGE_BYTES,
 };
 
 export type InputSocket = Pull | Subscriber;
@@ -88,19 +105,23 @@ export interface OpenedOutput {
   address: string;
 }
 
-/** A PULL or SUB socket; a SUB subscribes to `topics` (all when empty) and to end-of-stream. */
+/**
+ * A PULL or SUB socket taking messages up to maxMessageBytes; a SUB subscribes to `topics` (all when
+ * empty) and to the begin- and end-of-stream markers.
+ */
 export async function openInput(
   endpoint: Endpoint,
   cfg: SocketConfig,
   topics: readonly string[] = [],
 ): Promise<OpenedInput> {
   let socket: InputSocket;
+  const options = { receiveHighWaterMark: cfg.receiveHighWaterMark, maxMessageSize: cfg.maxMessageBytes };
   if (endpoint.kind === 'pull') {
-    socket = new Pull({ receiveHighWaterMark: cfg.receiveHighWaterMark });
+    socket = new Pull(options);
   } else if (endpoint.kind === 'sub') {
-    const sub = new Subscriber({ receiveHighWaterMark: cfg.receiveHighWaterMark });
+    const sub = new Subscriber(options);
     if (topics.length === 0 || topics.includes('')) sub.subscribe();
-    else sub.subscribe(...topics, EOS_TOPIC);
+    else sub.subscribe(...topics, BOS_TOPIC, EOS_TOPIC); // $bos first: seen before the $eos a publisher waits for
     socket = sub;
   } else {
     throw new Error(`${endpoint.url}: a ${endpoint.kind} socket cannot receive`);

@@ -9,6 +9,8 @@ import { newCounters, SkipLog, type StageCounters } from './counters.ts';
 import type { Endpoint } from './endpoint.ts';
 import {
   batchMessage,
+  type BeginOfStream,
+  bosMessage,
   checkTopic,
   eosMessage,
   parseMessage,
@@ -42,6 +44,8 @@ export interface StageOutput {
   subscribers?: number;
   /** Facts for the end-of-stream marker (a replay's log id and frame range); `complete` is set here. */
   eosInfo?: EosInfo;
+  /** Sent as a begin-of-stream marker before the first batch (a source's log id and range). */
+  bos?: Omit<BeginOfStream, 'topic'>;
 }
 
 /**
@@ -79,6 +83,11 @@ export interface StageConfig {
   drainMs?: number;
   /** Aborting stops the stage (wire SIGINT/SIGTERM here with onShutdownSignals). */
   signal?: AbortSignal;
+  /**
+   * Aborting this one fails the stage: the input closes, nothing more is handled, no end-of-stream goes
+   * out, and runStage rejects with the signal's reason (e.g. a recorder that got nothing valid in time).
+   */
+  failSignal?: AbortSignal;
   log?: (line: string) => void;
   /** Called once the sockets are bound/connected (ephemeral ports resolved). */
   onReady?: (addresses: { input?: string; output?: string }) => void;
@@ -87,6 +96,8 @@ export interface StageConfig {
    * input (e.g. another source's marker, or a sender that stopped early and may be restarted).
    */
   onEos?: (eos: EndOfStream) => boolean | void;
+  /** Called when a begin-of-stream marker arrives (a source announcing its topic and log). */
+  onBos?: (bos: BeginOfStream) => void;
 }
 
 export type StopReason = 'eos' | 'signal' | 'source-end';
@@ -159,6 +170,16 @@ export async function runStage(cfg: StageConfig): Promise<StageResult> {
   };
   if (signal.aborted) onAbort();
   else signal.addEventListener('abort', onAbort, { once: true });
+  const failSignal = cfg.failSignal;
+  const onFail = () => {
+    if (input && !input.closed) {
+      input.linger = 0;
+      input.close();
+    }
+  };
+  if (failSignal?.aborted) onFail();
+  else failSignal?.addEventListener('abort', onFail, { once: true });
+  const failed = () => (failSignal?.aborted ? (failSignal.reason as Error) : null);
 
   let unsent = 0;
   /** Send a result; `ipcBytes`, when given, are its already-encoded message body. */
@@ -202,6 +223,8 @@ export async function runStage(cfg: StageConfig): Promise<StageResult> {
     if (output && cfg.output?.endpoint.kind === 'pub' && (cfg.output.subscribers ?? 0) > 0) {
       await waitForSubscribers(output as XPublisher, cfg.output.subscribers!, signal);
     }
+    if (output && cfg.output?.bos)
+      await output.send(bosMessage({ topic: cfg.output.topic, ...cfg.output.bos }));
     if (cfg.source) {
       for await (const batch of cfg.source(signal)) {
         if (signal.aborted) throw new Stopped();
@@ -214,17 +237,21 @@ export async function runStage(cfg: StageConfig): Promise<StageResult> {
       const wantEos = cfg.input!.eosCount ?? 1;
       let endsTaken = 0;
       for (;;) {
+        if (failed()) throw failed();
         if (signal.aborted) throw new Stopped();
         let frames: Buffer[];
         try {
           frames = await input!.receive();
         } catch (e) {
+          if (failed()) throw failed();
           if (isEagain(e) && signal.aborted) throw new Stopped();
           throw e;
         }
         const msg = parseMessage(frames, cfg.input!.kind);
         if (msg.type === 'malformed') {
           skips.skip(msg.kind, msg.detail);
+        } else if (msg.type === 'bos') {
+          cfg.onBos?.(msg.bos);
         } else if (msg.type === 'eos') {
           counters.eos++;
           if (cfg.onEos?.(msg.eos) === false) continue;
@@ -240,6 +267,7 @@ export async function runStage(cfg: StageConfig): Promise<StageResult> {
     }
   } catch (e) {
     if (!(e instanceof Stopped)) {
+      failSignal?.removeEventListener('abort', onFail);
       signal.removeEventListener('abort', onAbort);
       input?.close();
       output?.close();
@@ -263,6 +291,7 @@ export async function runStage(cfg: StageConfig): Promise<StageResult> {
     }
   }
   signal.removeEventListener('abort', onAbort);
+  failSignal?.removeEventListener('abort', onFail);
   clearTimeout(drainTimer);
   if (input && !input.closed) {
     input.linger = 0;

@@ -1,5 +1,5 @@
 // All metrics of one rollout of one scenario against its log: rates of collision, off-road, red-light
-// violation and kinematic infeasibility, ADE/FDE, progress, and the realism components and meta-metric.
+// violation and kinematic infeasibility, ADE/FDE and progress. Realism is the Sim Agents metric (wosac/).
 import { mapIndex } from '../map/mapIndex.ts';
 import type { Scenario } from '../scenario.ts';
 import { SpatialGrid } from '../spatialGrid.ts';
@@ -8,7 +8,6 @@ import { displacement } from './displacement.ts';
 import { infeasibleAgents } from './kinematics.ts';
 import { offroadAgents } from './offroad.ts';
 import { progressRatio } from './progress.ts';
-import { histogramScore, jsd, REALISM_BINS, type RealismComponent, realismMeta } from './realism.ts';
 import { redLightAgents, signalLines } from './redLight.ts';
 import { type Trajectories, trajectoryFeatures, type TrajectoryFeatures } from './trajectoryFeatures.ts';
 
@@ -23,12 +22,10 @@ export interface ScenarioMetrics {
   progress: number;
   red_light_rate: number;
   infeasible_rate: number;
-  realism_meta: number;
   /** The same rates in the log, for reference (what a perfect imitation would score). */
   log_collision_rate: number;
   log_offroad_rate: number;
   log_red_light_rate: number;
-  realism: Record<RealismComponent, number>;
 }
 
 function meanOf(values: ArrayLike<number>, mask?: Uint8Array): number {
@@ -42,25 +39,6 @@ function meanOf(values: ArrayLike<number>, mask?: Uint8Array): number {
     n++;
   }
   return n > 0 ? s / n : NaN;
-}
-
-function bernoulliScore(p: number, q: number): number {
-  if (Number.isNaN(p) || Number.isNaN(q)) return NaN;
-  return 1 - jsd([p, 1 - p], [q, 1 - q]);
-}
-
-/** Values of one feature over evaluated agents and steps [from, to). */
-function sample(f: Float32Array, evaluated: Uint8Array, T: number, from: number, to: number): Float32Array {
-  let count = 0;
-  for (let a = 0; a < evaluated.length; a++) if (evaluated[a]) count++;
-  const out = new Float32Array(count * (to - from));
-  let k = 0;
-  for (let a = 0; a < evaluated.length; a++) {
-    if (!evaluated[a]) continue;
-    out.set(f.subarray(a * T + from, a * T + to), k);
-    k += to - from;
-  }
-  return out;
 }
 
 // The log's features depend only on the scenario (and which agents are evaluated): computed once per
@@ -113,23 +91,6 @@ export function scenarioMetrics(
   const rs = rates(fs, sim);
   const rl = rates(fl, s.agents);
   const d = displacement(s.agents, sim, n, T, evaluated, from, to);
-  const score = (key: keyof typeof REALISM_BINS, field: keyof TrajectoryFeatures) => {
-    const b = REALISM_BINS[key];
-    const toSample = (f: TrajectoryFeatures) => sample(f[field] as Float32Array, evaluated, T, from, to);
-    return histogramScore(toSample(fs), toSample(fl), b.min, b.max, b.bins);
-  };
-  const realism: Record<RealismComponent, number> = {
-    speed: score('speed', 'speed'),
-    accel: score('accel', 'accel'),
-    yaw_rate: score('yaw_rate', 'yawRate'),
-    yaw_accel: score('yaw_accel', 'yawAccel'),
-    nearest_object: score('nearest_object', 'nearest'),
-    ttc: score('ttc', 'ttc'),
-    road_edge: hasRoad ? score('road_edge', 'road') : NaN,
-    collision: bernoulliScore(rs.collision, rl.collision),
-    offroad: bernoulliScore(rs.offroad, rl.offroad),
-    traffic_light: lines.count > 0 ? bernoulliScore(rs.redLight, rl.redLight) : NaN,
-  };
   return {
     scenario: s.id,
     agents: evaluated.reduce((a, b) => a + b, 0),
@@ -140,11 +101,9 @@ export function scenarioMetrics(
     progress: meanOf(progressRatio(s, sim, evaluated, from, to)),
     red_light_rate: rs.redLight,
     infeasible_rate: meanOf(infeasibleAgents(fs, isVehicle, T, evaluated, from, to), evaluated),
-    realism_meta: realismMeta(realism),
     log_collision_rate: rl.collision,
     log_offroad_rate: rl.offroad,
     log_red_light_rate: rl.redLight,
-    realism,
   };
 }
 
@@ -159,16 +118,11 @@ export function meanMetrics(rows: readonly ScenarioMetrics[]): Omit<ScenarioMetr
     'progress',
     'red_light_rate',
     'infeasible_rate',
-    'realism_meta',
     'log_collision_rate',
     'log_offroad_rate',
     'log_red_light_rate',
   ] as const;
   const out = {} as Record<string, unknown>;
   for (const k of keys) out[k] = meanOf(rows.map((r) => r[k]));
-  const realism = {} as Record<RealismComponent, number>;
-  for (const k of Object.keys(rows[0]?.realism ?? {}) as RealismComponent[])
-    realism[k] = meanOf(rows.map((r) => r.realism[k]));
-  out.realism = realism;
   return out as Omit<ScenarioMetrics, 'scenario'>;
 }

@@ -146,13 +146,24 @@ async function expectSameFrames(recorded: string, source: string, from = 0): Pro
 }
 
 const source = path.join(tmp, 'source');
+/** The source log id, fixed by the command (a log's id is its directory name). */
+const src = ['--source-log-id', 'source'];
 const sock = (name: string) => `ipc://${tmp}/${name}.sock`;
 beforeAll(() => makeLog(source, 8, 3000));
 
 describe('drivekit stage (processes)', () => {
   it('replay → record over ipc:// reproduces the log frame by frame', async () => {
     const url = sock('pipe');
-    const record = drivekit(['stage', 'record', '--in', url, '--out', path.join(tmp, 'rec'), '--json']);
+    const record = drivekit([
+      'stage',
+      'record',
+      '--in',
+      url,
+      '--out',
+      path.join(tmp, 'rec'),
+      ...src,
+      '--json',
+    ]);
     const replay = drivekit(['stage', 'replay', '--log', source, '--out', url, '--rate', '0', '--json']);
     const sent = await finished(replay);
     const got = await finished(record);
@@ -165,7 +176,7 @@ describe('drivekit stage (processes)', () => {
     const url = sock('bad');
     const out = path.join(tmp, 'rec-bad');
     // The recorder binds; a raw PUSH connects and sends junk between good frames.
-    const record = drivekit(['stage', 'record', '--in', `bind:${url}`, '--out', out, '--json']);
+    const record = drivekit(['stage', 'record', '--in', `bind:${url}`, '--out', out, ...src, '--json']);
     await record.waitFor(/record: input/);
     const push = new Push({ linger: 2000 });
     push.connect(url);
@@ -201,7 +212,18 @@ describe('drivekit stage (processes)', () => {
   it('SIGTERM mid-stream leaves a valid log with the frames received so far; both stages exit 0', async () => {
     const url = sock('term');
     const out = path.join(tmp, 'rec-term');
-    const record = drivekit(['stage', 'record', '--in', url, '--out', out, '--report-every', '2', '--json']);
+    const record = drivekit([
+      'stage',
+      'record',
+      '--in',
+      url,
+      '--out',
+      out,
+      ...src,
+      '--report-every',
+      '2',
+      '--json',
+    ]);
     // 8 frames at 2 Hz: 4 s of stream, so the signal (after 2 frames) lands mid-way.
     const replay = drivekit([
       'stage',
@@ -236,6 +258,7 @@ describe('drivekit stage (processes)', () => {
     const address = `tcp://127.0.0.1:${await freePort()}`;
     const relayUrl = sock('relay');
     const direct = path.join(tmp, 'rec-sub');
+    // The recorder connects to the replay's CURVE server: its $bos names the source (no --source-log-id).
     const curveClient = ['--curve-server-key', pair.publicKey];
     const replay = drivekit(
       ['stage', 'replay', '--log', source, '--out', address, '--pattern', 'pub', '--subscribers', '2'].concat(

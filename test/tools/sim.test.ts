@@ -35,9 +35,17 @@ describe('drivekit sim / export', () => {
     expect(summary.scenarios).toBe(2);
     expect(summary.agents).toBe('idm');
     const mean = summary.mean as Record<string, number>;
-    for (const k of ['collision_rate', 'offroad_rate', 'ade_m', 'fde_m', 'progress', 'realism_meta'])
+    for (const k of ['collision_rate', 'offroad_rate', 'ade_m', 'fde_m', 'progress'])
       expect(mean[k]).toEqual(expect.any(Number));
+    // One realism number, the Sim Agents meta-metric with its components; no pooled score beside it.
+    const wosac = summary.wosac as { meta_metric: number; components: Record<string, number> };
+    expect(wosac.meta_metric).toEqual(expect.any(Number));
+    expect(Object.keys(wosac.components)).toContain('collision_indication');
+    expect(Object.keys(mean).filter((k) => /realism/.test(k))).toEqual([]);
     const metrics = JSON.parse(fs.readFileSync(path.join(out, 'metrics.json'), 'utf8'));
+    expect(JSON.stringify(metrics)).not.toMatch(/realism/);
+    const header = fs.readFileSync(path.join(out, 'metrics.csv'), 'utf8').split('\n')[0].split(',');
+    expect(header.filter((k) => /realism|meta/.test(k))).toEqual(['wosac_meta_metric']);
     expect(metrics.rows.map((r: { scenario: string }) => r.scenario)).toEqual(['straight-road', 'second']);
     // One row per scenario; the mean in its own file.
     const csv = fs.readFileSync(path.join(out, 'metrics.csv'), 'utf8').trim().split('\n');

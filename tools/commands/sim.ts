@@ -134,22 +134,26 @@ export async function runSim(opts: SimOptions): Promise<Record<string, unknown>>
   const wosac = { ...meanWosacScores(wosacRows), rows: wosacRows };
   const run = { scenarios: results.length, agents: opts.agents, rollouts: N, seed: stochastic ? seed : null };
   writeFileAtomicSync(path.join(opts.out, SIM_FILES.metrics), toJson({ ...run, wosac, mean, rows }) + '\n');
+  // The realism column is the Sim Agents meta-metric, the one realism number of every output.
   const keys = [
     'scenario',
     ...METRIC_COLUMNS.map((c) => c[0]),
+    'wosac_meta_metric',
     'log_collision_rate',
     'log_offroad_rate',
   ] as const;
   const csvRow = (r: Record<string, unknown>) =>
     keys.map((k) => (typeof r[k] === 'number' && !Number.isFinite(r[k]) ? '' : String(r[k]))).join(',');
   // One row per scenario; the mean over them in a file of its own, so a reader of metrics.csv sees only data.
-  const csv = [keys.join(','), ...rows.map((r) => csvRow(r as unknown as Record<string, unknown>))].join(
-    '\n',
-  );
+  const csv = [
+    keys.join(','),
+    ...rows.map((r, i) => csvRow({ ...r, wosac_meta_metric: wosacRows[i].metaMetric })),
+  ].join('\n');
   writeFileAtomicSync(path.join(opts.out, 'metrics.csv'), csv + '\n');
   writeFileAtomicSync(
     path.join(opts.out, 'metrics_summary.csv'),
-    [keys.join(','), csvRow({ ...mean, scenario: 'mean' })].join('\n') + '\n',
+    [keys.join(','), csvRow({ ...mean, scenario: 'mean', wosac_meta_metric: wosac.metaMetric })].join('\n') +
+      '\n',
   );
   if (!opts.json)
     process.stdout.write(

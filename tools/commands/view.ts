@@ -9,6 +9,7 @@ import { anonymousNumberOption } from '../numberOption.ts';
 interface Options {
   port: number;
   host: string;
+  allowRemote?: boolean;
   forecast?: string;
   scenario?: string;
   rollout?: number;
@@ -28,6 +29,10 @@ export function register(program: Command): void {
     )
     .option('--port <n>', 'HTTP port (0: a free one)', int(0, 65535), DEFAULT_VIEWER_SERVER.port)
     .option('--host <addr>', 'address to listen on (loopback by default)', DEFAULT_VIEWER_SERVER.host)
+    .option(
+      '--allow-remote',
+      'allow a non-loopback --host (no authentication: whoever reaches the port reads the data)',
+    )
     .option(
       '--forecast <file>',
       'forecast of the log (`drivekit forecast --out`; default <log>/forecast.arrow)',
@@ -59,7 +64,11 @@ export function register(program: Command): void {
       });
       let server;
       try {
-        server = await startViewerServer(source, { port: opts.port, host: opts.host });
+        server = await startViewerServer(source, {
+          port: opts.port,
+          host: opts.host,
+          allowRemote: !!opts.allowRemote,
+        });
       } catch (e) {
         await source.close();
         throw e;

@@ -58,7 +58,6 @@ export const simulate: DemoStep = {
       );
       sections.push(t.body);
       ctx.figures['womd idm collision rate'] = +t.rows.idm.collision_rate.toFixed(3);
-      ctx.figures['womd idm histogram JSD similarity'] = +t.rows.idm.realism_meta.toFixed(3);
       // A sim run on disk, exported to Parquet and WOMD; the WOMD export re-imports.
       const simDir = path.join(out, 'womd-idm');
       await runSim({ scenarios: womdFile, agents: 'idm', out: simDir, rollouts: 1, json: true });

@@ -87,6 +87,11 @@ export async function wirePipeline(cfg: PipelineConfig): Promise<Wiring> {
   // A stage that has sent its last message exits only once a slower peer has taken everything: its
   // linger and drain are unbounded in practice (the supervisor stops what is left at the end).
   const common = ['--hwm', String(cfg.hwm), '--linger-ms', FLUSH_MS, '--drain-ms', FLUSH_MS, '--json'];
+  // Recorders accept only the replayed log's frames; the supervisor's watchdog, not their own first-frame
+  // deadline, judges a slow start.
+  const source = await LogReader.open(cfg.log);
+  const sinkSource = ['--source-log-id', source.meta.logId, '--timeout-s', '0'];
+  await source.close();
   const extra = (k: keyof PipelineConfig['stageArgs']) => cfg.stageArgs[k] ?? [];
   const configArgs = cfg.discoverConfig ? ['--config', cfg.discoverConfig] : [];
   const branches: Branch[] = [];
@@ -137,6 +142,7 @@ export async function wirePipeline(cfg: PipelineConfig): Promise<Wiring> {
       ...(cfg.force ? ['--force'] : []),
       ...publish(stage),
       ...common,
+      ...sinkSource,
       ...extra('record-boxes'),
     ];
     if (stage === 'discover') sinkArgs.push('--tracks', files.tracks!, '--log', cfg.log, ...configArgs);
@@ -217,6 +223,7 @@ async function worldChain(
   const log = await LogReader.open(cfg.log);
   const rateHz = log.meta.rateHz;
   const origin = sensorOrigin(log.meta).join(',');
+  const sinkSource = ['--source-log-id', log.meta.logId, '--timeout-s', '0'];
   await log.close();
   const tokenizer = argValue(extra('tokenize'), '--model') ?? SHIPPED_TOKENIZER;
   let context = 0;
@@ -287,6 +294,7 @@ async function worldChain(
     poses: 'constant-velocity (live stream)',
   };
   const sinkArgs = [
+    ...sinkSource,
     '--in',
     `pull:bind:${sinkIn}`,
     '--out',

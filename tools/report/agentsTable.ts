@@ -40,7 +40,8 @@ export interface AgentsTableRow {
   progress: number;
   ade_m: number;
   fde_m: number;
-  realism_meta: number;
+  /** The Sim Agents (WOSAC 2025) meta-metric: the one realism number. */
+  wosac_meta_metric: number;
 }
 
 export interface AgentsTableSet {
@@ -109,7 +110,7 @@ export function agentRow(
     progress: m.progress,
     ade_m: m.ade_m,
     fde_m: m.fde_m,
-    realism_meta: w.metaMetric,
+    wosac_meta_metric: w.metaMetric,
   };
 }
 
@@ -147,7 +148,7 @@ export function markdownAgentsTable(set: AgentsTableSet): string {
     '|---|---:|---:|---:|---:|---:|---:|---:|';
   const rows = set.rows.map(
     (r) =>
-      `| ${r.agent} | ${pct(r.collision_rate)} | ${pct(r.offroad_rate)} | ${pct(r.red_light_rate)} | ${f(r.progress, 2)} | ${set.nominal ? f(r.ade_m, 2) : '–'} | ${set.nominal ? f(r.fde_m, 2) : '–'} | ${f(r.realism_meta, 3)} |`,
+      `| ${r.agent} | ${pct(r.collision_rate)} | ${pct(r.offroad_rate)} | ${pct(r.red_light_rate)} | ${f(r.progress, 2)} | ${set.nominal ? f(r.ade_m, 2) : '–'} | ${set.nominal ? f(r.fde_m, 2) : '–'} | ${f(r.wosac_meta_metric, 3)} |`,
   );
   return [head, ...rows].join('\n');
 }

@@ -11,9 +11,8 @@ export const METRIC_COLUMNS = [
   ['ade_m', 'ADE m', 2],
   ['fde_m', 'FDE m', 2],
   ['progress', 'progress', 3],
-  // drivekit's pooled histogram JSD similarity, not the Sim Agents metric (that is the WOSAC table).
-  ['realism_meta', 'hist JSD', 3],
 ] as const;
+// Realism is one number, the Sim Agents meta-metric (wosac/score.ts), shown in its own table.
 
 type Row = { scenario: string } & Omit<ScenarioMetrics, 'scenario'>;
 

@@ -71,27 +71,40 @@ async function pooledEval(logs: string[], options: Record<string, string | true>
 }
 
 /** All rollouts' per-scenario rows in one table, with the mean over every scenario. */
-function metricsTable(
+export function metricsTable(
   children: ChildResult[],
   outRoot: string,
 ): { pooled: unknown; files: Record<string, string> } {
   const rows: Record<string, unknown>[] = [];
+  const wosacRows: { meta_metric: number | null; components: Record<string, number | null> }[] = [];
   let agents: unknown = null;
   for (const c of [...children].sort((a, b) => a.input.localeCompare(b.input))) {
     if (!c.outDir) continue;
     const m = JSON.parse(fs.readFileSync(path.join(c.outDir, 'metrics.json'), 'utf8')) as {
       agents: unknown;
       rows: Record<string, unknown>[];
+      wosac?: { rows?: typeof wosacRows };
     };
     agents = m.agents;
     for (const r of m.rows) rows.push({ ...r, source: c.input });
+    wosacRows.push(...(m.wosac?.rows ?? []));
   }
   const mean = meanMetrics(rows as unknown as Parameters<typeof meanMetrics>[0]);
-  const table = { scenarios: rows.length, agents, mean, rows };
+  // The one realism number, pooled as meanWosacScores does: the plain mean over scenarios, each
+  // component's mean skipping the scenarios where it is undefined (null in JSON).
+  const meanOf = (vs: (number | null | undefined)[]) => {
+    const ok = vs.filter((v): v is number => typeof v === 'number');
+    return ok.length ? ok.reduce((a, b) => a + b, 0) / ok.length : null;
+  };
+  const components: Record<string, number | null> = {};
+  for (const k of Object.keys(wosacRows[0]?.components ?? {}))
+    components[k] = meanOf(wosacRows.map((w) => w.components[k]));
+  const wosac = { meta_metric: meanOf(wosacRows.map((w) => w.meta_metric)), components };
+  const table = { scenarios: rows.length, agents, wosac, mean, rows };
   const file = path.join(outRoot, 'metrics.json');
   makeDirs(outRoot);
   writeFileAtomicSync(file, jsonWithNulls(table) + '\n');
-  return { pooled: { scenarios: rows.length, agents, mean }, files: { metrics: file } };
+  return { pooled: { scenarios: rows.length, agents, wosac, mean }, files: { metrics: file } };
 }
 
 export async function aggregate(

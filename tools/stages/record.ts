@@ -1,5 +1,6 @@
-// `drivekit stage record --in <endpoint> --out <log>`: writes one source's SensorFrame messages to a log
-// (LogWriter, all-or-nothing) in source frame order until its end-of-stream or SIGINT/SIGTERM, then commits.
+// `drivekit stage record --in <endpoint> --out <log> --source-log-id <id>`: writes one source's SensorFrame
+// messages to a log (LogWriter, all-or-nothing) in source frame order until its end-of-stream or
+// SIGINT/SIGTERM, then commits; nothing valid within --timeout-s is an error.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
@@ -9,6 +10,7 @@ import { parseEndpoint } from '../../core/stream/endpoint.ts';
 import { StageFatalError } from '../../core/stream/stageRunner.ts';
 import { LogWriter } from '../../datasets/logstore.ts';
 import { formatRanges, RecordLedger } from './recordLedger.ts';
+import { addTimeoutOption, firstFrameTimeout } from './recorderOptions.ts';
 import { RATE_KEY } from './replay.ts';
 import {
   addStreamOptions,
@@ -28,6 +30,7 @@ interface RecordOptions extends StreamCliOptions {
   sourceLogId?: string;
   eosCount: number;
   reportEvery: number;
+  timeoutS: number;
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -41,15 +44,34 @@ export function register(stage: Command): void {
     .option('--topic <prefix>', 'sub: topic prefix to subscribe to (repeatable; default all)', collect, [])
     .option('--force', 'replace an existing log at --out')
     .option('--log-id <id>', 'log id of the new log (default: its directory name)')
-    .option('--source-log-id <id>', "record only this source log's frames (default: the first frame's)")
+    .option(
+      '--source-log-id <id>',
+      "record only this source log's frames (required, unless the input connects with --curve-server-key: then the sender's $bos names it)",
+    )
     .option('--eos-count <n>', 'end-of-stream markers to wait for (one per producer)', intOption(1), 1)
     .option('--report-every <n>', 'print a progress line every n frames (0: never)', intOption(0), 0);
+  addTimeoutOption(cmd);
   addStreamOptions(cmd).action(async (opts: RecordOptions) => {
     if (fs.existsSync(path.join(opts.out, 'meta.json')) && !opts.force) {
       throw new InputError(opts.out, 'a log already exists here (pass --force to replace it)');
     }
     const endpoint = parseEndpoint(opts.in, 'in');
-    const ledger = new RecordLedger({ logId: opts.sourceLogId });
+    // The source is fixed before anything arrives: by the command, or by the $bos of a CURVE server this
+    // recorder connects to (the only peer that can send on such a socket, authenticated by its key).
+    const announced = !opts.sourceLogId && endpoint.mode === 'connect' && !!opts.curveServerKey;
+    if (!opts.sourceLogId && !announced)
+      throw new InputError(
+        '--source-log-id',
+        'is required: the source a recording accepts is fixed by the command (or by the $bos of a CURVE server the input connects to with --curve-server-key)',
+      );
+    const ledger = new RecordLedger({
+      logId: opts.sourceLogId ?? null,
+      producers: opts.eosCount,
+      lossy: endpoint.kind === 'sub',
+    });
+    const timeout = firstFrameTimeout(opts.timeoutS, () =>
+      ledger.sourceLogId ? `no frame of source ${ledger.sourceLogId}` : 'no $bos naming a source',
+    );
     const say = (line: string) => process.stderr.write(`record: ${line}\n`);
     const saidOnce = new Set<string>();
     const once = (kind: string, line: string) => {
@@ -76,6 +98,11 @@ export function register(stage: Command): void {
         {
           name: 'record',
           input: { endpoint, kind: 'sensorFrame', topics: opts.topic, eosCount: opts.eosCount },
+          failSignal: timeout.signal,
+          onBos: (bos) => {
+            if (announced && ledger.announce(bos))
+              say(`source ${bos.logId} (topic '${bos.topic}') from its $bos`);
+          },
           onEos: (eos) => {
             const { ends, note } = ledger.endOfStream(eos);
             if (note) say(note);
@@ -105,6 +132,7 @@ export function register(stage: Command): void {
               throw new StageFatalError((e as Error).message);
             }
             ledger.appended(frame.frameIndex);
+            timeout.satisfied();
             if (opts.reportEvery > 0 && writer.frameCount % opts.reportEvery === 0)
               say(`${writer.frameCount} frames`);
             return null;
@@ -115,6 +143,8 @@ export function register(stage: Command): void {
     } catch (e) {
       (writer as LogWriter | null)?.abort();
       throw e instanceof StageFatalError ? new Error(e.message) : e;
+    } finally {
+      timeout.dispose();
     }
     const r = ledger.report();
     Object.assign(extra, {

@@ -15,11 +15,14 @@ import { refineTracks } from '../../perception/refine.ts';
 import { trackBoxes } from '../../perception/track.ts';
 import { readPipelineConfig } from '../commands/discover.ts';
 import { BoxJournal } from './boxJournal.ts';
+import { EosTally } from './recordLedger.ts';
 import {
   addRecorderOptions,
+  firstFrameTimeout,
   jsonMetadata,
   missingRanges,
   type RecorderCliOptions,
+  requireSource,
 } from './recorderOptions.ts';
 import { refuseExisting } from '../cliOptions.ts';
 import {
@@ -69,6 +72,14 @@ export function register(stage: Command): void {
       [opts.out, opts.tracks].filter((f): f is string => !!f),
       opts.force,
     );
+    // The source is the command's: --source-log-id, else the id of --log (the log the boxes come from).
+    let logId: string | undefined;
+    if (!opts.sourceLogId && opts.log) {
+      const l = await LogReader.open(opts.log);
+      logId = l.meta.logId;
+      await l.close();
+    }
+    const source = requireSource(opts.sourceLogId, logId);
     const metadata = jsonMetadata(opts.metadata, '--metadata');
     const pipelineCfg = resolvePipelineConfig(readPipelineConfig(opts.config));
     const endpoint = parseEndpoint(opts.in, 'in');
@@ -83,13 +94,16 @@ export function register(stage: Command): void {
 
     // Frames by source index; a restarted sink gets back what its journal holds.
     const frames = new Map<number, Boxes>();
-    let sourceLogId: string | null = null;
+    const sourceLogId = source;
+    const tally = new EosTally(opts.eosCount, endpoint.kind === 'sub');
+    const timeout = firstFrameTimeout(opts.timeoutS, () => `no Boxes of source ${source}`);
     let duplicates = 0;
     let refused = 0;
     const journal = opts.journal ? new BoxJournal(opts.journal) : null;
     if (journal) {
       for (const { logId, frameIndex, boxes } of journal.readBack()) {
-        sourceLogId ??= logId;
+        if (logId !== sourceLogId)
+          throw new InputError(opts.journal!, `holds frames of log ${logId}, not of ${sourceLogId}`);
         frames.set(frameIndex, boxes);
       }
       if (frames.size) say(`resumed ${frames.size} frame(s) from ${opts.journal}`);
@@ -109,8 +123,16 @@ export function register(stage: Command): void {
       {
         name: 'record-boxes',
         input: { endpoint, kind: 'boxes', eosCount: opts.eosCount },
-        onEos: () => {
-          if (!opts.frames || complete()) return true;
+        failSignal: timeout.signal,
+        onEos: (eos) => {
+          if (eos.logId !== undefined && eos.logId !== sourceLogId) return false;
+          // Without a frame range, a marker ends the recording only if it claims what came.
+          if (!opts.frames) {
+            const c = tally.agrees(eos.messages, !eos.complete);
+            if (c.note) say(c.note);
+            return c.ok && eos.complete && frames.size > 0;
+          }
+          if (complete()) return true;
           const missing = missingRanges(new Set(frames.keys()), ...opts.frames);
           event({ event: 'waiting', missing });
           return false;
@@ -122,11 +144,12 @@ export function register(stage: Command): void {
           if (!Number.isSafeInteger(frameIndex) || frameIndex < 0)
             throw new Error('Boxes batch without a frame_index in its metadata');
           const logId = meta.get('log_id') ?? '';
-          if (sourceLogId !== null && logId !== sourceLogId) {
+          if (logId !== sourceLogId) {
             refused++;
             return null;
           }
-          sourceLogId = logId;
+          tally.frame();
+          timeout.satisfied();
           if (frames.has(frameIndex)) {
             duplicates++;
             return null;
@@ -144,7 +167,7 @@ export function register(stage: Command): void {
         },
       },
       opts,
-    );
+    ).finally(() => timeout.dispose());
     feed?.socket.close();
     const order = [...frames.keys()].sort((a, b) => a - b);
     const missing = opts.frames ? missingRanges(new Set(order), ...opts.frames) : [];

@@ -1,6 +1,8 @@
 // What a recorder accepted and why it refused the rest (docs/reliability.md "recording is exact"): one
-// source (log_id, topic) per log, each source frame index once, stored in index order, gaps and repeats named.
-import type { EndOfStream } from '../../core/stream/message.ts';
+// source (log_id, topic) per log, fixed before any frame comes (the command, or an authenticated $bos),
+// each source frame index once, stored in index order, gaps and repeats named, and an end-of-stream that
+// ends nothing unless its count agrees with what was received.
+import type { BeginOfStream, EndOfStream } from '../../core/stream/message.ts';
 
 export type Refusal = 'other-source' | 'duplicate';
 
@@ -33,8 +35,71 @@ export function toRanges(sorted: readonly number[]): [number, number][] {
 export const formatRanges = (r: readonly [number, number][]): string =>
   r.map(([a, b]) => (a === b ? `${a}` : `${a}–${b}`)).join(', ');
 
+/**
+ * Whether end-of-stream markers claim what was received: the markers of a round (one per producer)
+ * together claim the messages of the source received in it — exactly over PUSH/PULL, at least over
+ * PUB/SUB (which may drop; never fewer). A marker that does not agree is no end.
+ */
+export class EosTally {
+  private received = 0;
+  private claimed = 0;
+  private ends = 0;
+  constructor(
+    private readonly producers: number,
+    private readonly lossy: boolean,
+  ) {}
+
+  /** A message of the source arrived (new or repeated). */
+  frame(): void {
+    this.received++;
+  }
+
+  get arrived(): number {
+    return this.received;
+  }
+
+  /** Whether a marker claiming `messages` agrees; `last` closes the round (the sender is done or stopped). */
+  agrees(messages: number, stopped = false): { ok: boolean; note: string | null } {
+    const claimed = this.claimed + messages;
+    const last = stopped || this.ends + 1 >= this.producers;
+    const ok = this.lossy
+      ? !last || claimed >= this.received
+      : last
+        ? claimed === this.received
+        : claimed <= this.received;
+    if (!ok)
+      return {
+        ok,
+        note:
+          `ignored an end-of-stream that does not match what came: it says ${messages} message(s)` +
+          `${this.claimed ? ` (${claimed} with the earlier markers)` : ''}, ${this.received} of the source arrived`,
+      };
+    if (last) {
+      this.received = 0;
+      this.claimed = 0;
+      this.ends = 0;
+    } else {
+      this.claimed = claimed;
+      this.ends++;
+    }
+    return { ok, note: null };
+  }
+}
+
+export interface LedgerOptions {
+  /** The source log id (the command's --source-log-id); null: set later by announce(). */
+  logId?: string | null;
+  topic?: string;
+  /** Producers whose end-of-stream markers together end the recording. */
+  producers?: number;
+  /** PUB/SUB: messages may be dropped, so an end-of-stream may claim more than arrived (never fewer). */
+  lossy?: boolean;
+}
+
 export class RecordLedger {
   private source: { logId: string; topic: string } | null;
+  private pinnedLogId: string | null;
+  private readonly tally: EosTally;
   private readonly seen = new Set<number>();
   /** Source frame index of each appended frame, in arrival order. */
   readonly arrival: number[] = [];
@@ -43,21 +108,37 @@ export class RecordLedger {
   private expected: { start: number; end: number } | null = null;
   private complete: boolean | null = null;
 
-  constructor(source?: { logId?: string; topic?: string }) {
-    this.source = source?.logId && source.topic ? { logId: source.logId, topic: source.topic } : null;
-    this.pinnedLogId = source?.logId ?? null;
+  constructor(o: LedgerOptions = {}) {
+    this.source = o.logId && o.topic ? { logId: o.logId, topic: o.topic } : null;
+    this.pinnedLogId = o.logId ?? null;
+    this.tally = new EosTally(o.producers ?? 1, !!o.lossy);
   }
 
-  private readonly pinnedLogId: string | null;
+  /** The source's log id, once known. */
+  get sourceLogId(): string | null {
+    return this.pinnedLogId;
+  }
 
-  /** Whether a frame is to be appended; the first accepted frame fixes the source (unless given). */
+  /**
+   * A begin-of-stream from an authenticated peer fixes the source when the command did not; later
+   * announcements (another source, or the same one restarted) change nothing.
+   */
+  announce(bos: BeginOfStream): boolean {
+    if (this.pinnedLogId !== null || bos.logId === undefined) return false;
+    this.pinnedLogId = bos.logId;
+    this.source = { logId: bos.logId, topic: bos.topic };
+    return true;
+  }
+
+  /**
+   * Whether a frame is to be appended. Only frames of the fixed source log count; the first of them
+   * fixes the topic (unless announced). Before the source is known every frame is refused.
+   */
   accept(logId: string, topic: string, frameIndex: number): { ok: true } | { ok: false; why: Refusal } {
-    if (!this.source) {
-      if (this.pinnedLogId !== null && logId !== this.pinnedLogId) return this.refuse('other-source');
-      this.source = { logId, topic };
-    } else if (logId !== this.source.logId || topic !== this.source.topic) {
-      return this.refuse('other-source');
-    }
+    if (this.pinnedLogId === null || logId !== this.pinnedLogId) return this.refuse('other-source');
+    if (!this.source) this.source = { logId, topic };
+    else if (topic !== this.source.topic) return this.refuse('other-source');
+    this.tally.frame();
     if (this.seen.has(frameIndex)) {
       this.dups.push(frameIndex);
       return { ok: false, why: 'duplicate' };
@@ -77,17 +158,28 @@ export class RecordLedger {
   }
 
   /**
-   * An end-of-stream marker: whether it ends the recording. Another source's marker does not; nor does
-   * one whose sender stopped early (a replay stopped by a signal), since a restarted replay resumes.
+   * An end-of-stream marker: whether it ends the recording. It must be the source's (topic, and log id
+   * when it names one), come after at least one of the source's frames, and claim what was received:
+   * the messages the matched markers of this round claim add up to the source frames received since
+   * the last round (exactly over PUSH/PULL; at least over PUB/SUB, which may drop). A sender that
+   * stopped early (a replay stopped by a signal) does not end it either: a restarted replay resumes.
    */
   endOfStream(eos: EndOfStream): { ends: boolean; note: string | null } {
     const src = this.source;
-    if (src && (eos.topic !== src.topic || (eos.logId !== undefined && eos.logId !== src.logId))) {
+    if (!src || this.arrival.length === 0) {
+      return {
+        ends: false,
+        note: `ignored an end-of-stream (${eos.logId ?? '?'}, ${eos.topic}, ${eos.messages} messages): no frame of the source has come`,
+      };
+    }
+    if (eos.topic !== src.topic || (eos.logId !== undefined && eos.logId !== src.logId)) {
       return {
         ends: false,
         note: `ignored the end-of-stream of another source (${eos.logId ?? '?'}, ${eos.topic})`,
       };
     }
+    const count = this.tally.agrees(eos.messages, !eos.complete);
+    if (!count.ok) return { ends: false, note: count.note };
     if (eos.start !== undefined && eos.end !== undefined) {
       const e = this.expected;
       this.expected = e

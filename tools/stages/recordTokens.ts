@@ -9,11 +9,14 @@ import { StageFatalError } from '../../core/stream/stageRunner.ts';
 import { writeLogArrowFile } from '../../datasets/logstore.ts';
 import { type ForecastRecord, writeForecastFile } from '../../worldmodel/forecastFile.ts';
 import { BoxJournal } from './boxJournal.ts';
+import { EosTally } from './recordLedger.ts';
 import {
   addRecorderOptions,
+  firstFrameTimeout,
   jsonMetadata,
   missingRanges,
   type RecorderCliOptions,
+  requireSource,
 } from './recorderOptions.ts';
 import { refuseExisting } from '../cliOptions.ts';
 import {
@@ -67,7 +70,9 @@ export function register(stage: Command): void {
     const grids = new Map<number, TokenGrid>();
     const forecasts = new Map<number, ForecastRecord>();
     let tokenMeta: Record<string, string> | null = null;
-    let sourceLogId: string | null = null;
+    const sourceLogId = requireSource(opts.sourceLogId);
+    const tally = new EosTally(opts.eosCount, endpoint.kind === 'sub');
+    const timeout = firstFrameTimeout(opts.timeoutS, () => `nothing of source ${sourceLogId}`);
     let duplicates = 0;
     let refused = 0;
     const done = new Set<number>();
@@ -79,11 +84,10 @@ export function register(stage: Command): void {
     const take = (batch: RecordBatch): { frame: number; isNew: boolean } | null => {
       const meta = batch.schema.metadata;
       const logId = meta.get('log_id') ?? '';
-      if (sourceLogId !== null && logId !== sourceLogId) {
+      if (logId !== sourceLogId) {
         refused++;
         return null;
       }
-      sourceLogId = logId;
       const schema = meta.get('drivekit.schema') ?? '';
       if (schema.startsWith('tokens/')) {
         const gs = batchToTokens(batch, 'record-tokens input');
@@ -127,8 +131,16 @@ export function register(stage: Command): void {
       {
         name: 'record-tokens',
         input: { endpoint, eosCount: opts.eosCount },
-        onEos: () => {
-          if (!opts.frames || missingNow().length === 0) return true;
+        failSignal: timeout.signal,
+        onEos: (eos) => {
+          if (eos.logId !== undefined && eos.logId !== sourceLogId) return false;
+          // Without a frame range, a marker ends the recording only if it claims what came.
+          if (!opts.frames) {
+            const c = tally.agrees(eos.messages, !eos.complete);
+            if (c.note) say(c.note);
+            return c.ok && eos.complete && grids.size > 0;
+          }
+          if (missingNow().length === 0) return true;
           event({ event: 'waiting', missing: missingNow() });
           return false;
         },
@@ -136,6 +148,8 @@ export function register(stage: Command): void {
           if (opts.delayMs > 0) await new Promise((r) => setTimeout(r, opts.delayMs));
           const got = take(batch);
           if (!got) return null;
+          tally.frame();
+          timeout.satisfied();
           if (!got.isNew) {
             duplicates++;
             return null;
@@ -153,7 +167,7 @@ export function register(stage: Command): void {
         },
       },
       opts,
-    );
+    ).finally(() => timeout.dispose());
     const missing = missingNow();
     const written = (missing.length === 0 || commitPartial) && grids.size > 0;
     const order = [...grids.keys()].sort((a, b) => a - b);

@@ -4,9 +4,56 @@ import type { Command } from 'commander';
 import { InputError } from '../../core/errors.ts';
 import { addForce } from '../cliOptions.ts';
 import { toRanges } from './recordLedger.ts';
-import { intOption } from './streamOptions.ts';
+import { intOption, numberOption } from './streamOptions.ts';
+
+/** How long a recorder waits for its first valid frame before it fails, by default (seconds). */
+export const DEFAULT_RECORDER_TIMEOUT_S = 120;
+
+/** The source a recorder accepts, fixed by the command (--source-log-id, or a fallback such as --log's id). */
+export function requireSource(sourceLogId: string | undefined, fallback?: string): string {
+  const id = sourceLogId ?? fallback;
+  if (!id)
+    throw new InputError(
+      '--source-log-id',
+      'is required: the source a recording accepts is fixed by the command, never by the first message',
+    );
+  return id;
+}
+
+/** --timeout-s, worded the same in every recorder. */
+export function addTimeoutOption(cmd: Command): Command {
+  return cmd.option(
+    '--timeout-s <s>',
+    'fail (exit 1, nothing written) when no valid frame of the source has come this long after the start (0: wait forever)',
+    numberOption(0),
+    DEFAULT_RECORDER_TIMEOUT_S,
+  );
+}
+
+/**
+ * The first-frame deadline of a recorder: its signal aborts (failing the stage, see StageConfig.failSignal)
+ * with an error saying what never came, unless `satisfied()` is called first.
+ */
+export function firstFrameTimeout(
+  seconds: number,
+  what: () => string,
+): { signal: AbortSignal; satisfied: () => void; dispose: () => void } {
+  const ctl = new AbortController();
+  const timer =
+    seconds > 0
+      ? setTimeout(
+          () => ctl.abort(new Error(`${what()} within ${seconds} s (--timeout-s); nothing written`)),
+          seconds * 1000,
+        )
+      : undefined;
+  timer?.unref();
+  const stop = () => clearTimeout(timer);
+  return { signal: ctl.signal, satisfied: stop, dispose: stop };
+}
 
 export interface RecorderCliOptions {
+  sourceLogId?: string;
+  timeoutS: number;
   frames?: [number, number];
   journal?: string;
   events?: boolean;
@@ -33,6 +80,7 @@ export function missingRanges(have: ReadonlySet<number>, start: number, end: num
 /** --frames, --journal, --events, --delay-ms, --eos-count and --force, worded the same in every recorder. */
 export function addRecorderOptions(cmd: Command, journalWhat = 'accepted frame'): Command {
   cmd
+    .option('--source-log-id <id>', 'the source log whose frames are recorded (others are refused)')
     .option(
       '--frames <start:end>',
       'the source frames to end with: an end-of-stream before all came is waited past',
@@ -47,6 +95,7 @@ export function addRecorderOptions(cmd: Command, journalWhat = 'accepted frame')
       0,
     )
     .option('--eos-count <n>', 'end-of-stream markers to wait for (one per producer)', intOption(1), 1);
+  addTimeoutOption(cmd);
   return addForce(cmd, 'existing output files');
 }
 

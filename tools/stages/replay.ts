@@ -103,6 +103,8 @@ export function register(stage: Command): void {
             subscribers: endpoint.kind === 'pub' ? opts.subscribers : 0,
             // A recorder checks what it got against what was meant to come (and waits on an early stop).
             eosInfo: { logId: log.meta.logId, start: Math.min(opts.start, end), end },
+            // Announced first, so a CURVE-authenticated recorder knows its source before any frame.
+            bos: { logId: log.meta.logId, start: Math.min(opts.start, end), end },
           },
         },
         opts,

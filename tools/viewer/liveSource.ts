@@ -63,6 +63,7 @@ export async function openLiveSource(spec: string, o: Partial<LiveOptions> = {})
         emit({ type: 'end', reason: `end of stream '${m.eos.topic}' after ${m.eos.messages} messages` });
         continue;
       }
+      if (m.type === 'bos') continue; // a source's announcement: nothing to show
       if (m.type === 'malformed') {
         skipped++;
         continue;

@@ -95,9 +95,13 @@ export function sceneFeatures(
   const hasEdges = ctx.roadEdges.sx.length > 0;
   const hasLights = ctx.lights.lights.length > 0;
   const { scored, isVehicle } = ctx;
+  const heights = s.agents.height;
+  const bottomZ = hasEdges && ctx.roadEdges.hasZ ? new Float64Array(f.n) : null;
   for (let t = 0; t < T; t++) {
     const k = H + t;
     f.load(x, y, yaw, valid, F, k, dt);
+    // Bottom of each box (centre z − height / 2): the height the road-edge search compares.
+    if (bottomZ) for (let a = 0; a < f.n; a++) bottomZ[a] = z[a * F + k] - heights[ctx.agentRows[a]] / 2;
     const o = base + t;
     nearestObjectDistances(
       f,
@@ -124,6 +128,7 @@ export function sceneFeatures(
         out.distanceToRoadEdge,
         o,
         T,
+        bottomZ,
       );
     else for (let e = 0; e < E; e++) out.distanceToRoadEdge[o + e * T] = NaN;
     if (hasLights) redLightViolations(ctx.lights, k, x, y, F, scored, isVehicle, valid, out.redLight, o, T);

@@ -40,6 +40,8 @@ export class SegmentGrid {
   readonly fny: number;
   readonly fineStart: Int32Array;
   readonly fineLen: Int32Array;
+  /** Per built fine cell: every segment whose bounding box lies within this distance of it is listed. */
+  private readonly fineReach: Float64Array;
   /** Candidate lists of the fine cells (reallocated as it grows: read it after `cellCandidates`). */
   pool = new Int32Array(1024);
   private poolLen = 0;
@@ -47,6 +49,11 @@ export class SegmentGrid {
   // Running minimum of the ring search.
   private best = Infinity;
   private bestG = -1;
+  // Optional heights for nearestStretched: segment start z and rise, the vertical stretch, the query z.
+  private sz: Float64Array | null = null;
+  private dz: Float64Array | null = null;
+  private zStretch = 1;
+  private qz = NaN;
 
   constructor(
     readonly sx: Float64Array,
@@ -107,6 +114,7 @@ export class SegmentGrid {
     this.fny = n === 0 ? 0 : Math.ceil(h / this.fineM);
     this.fineStart = new Int32Array(this.fnx * this.fny).fill(UNBUILT);
     this.fineLen = new Int32Array(this.fnx * this.fny);
+    this.fineReach = new Float64Array(this.fnx * this.fny);
     this.stamp = new Int32Array(n).fill(-1);
   }
 
@@ -129,6 +137,70 @@ export class SegmentGrid {
     const ex = ax - dx * c;
     const ey = ay - dy * c;
     return Math.sqrt(ex * ex + ey * ey);
+  }
+
+  /** Give the segments heights (start z, rise): nearestStretched then measures in 3-D with z × zStretch. */
+  setHeights(sz: Float64Array, dz: Float64Array, zStretch: number): void {
+    this.sz = sz;
+    this.dz = dz;
+    this.zStretch = zStretch;
+  }
+
+  /**
+   * 3-D distance from (px, py, pz) to segment g with the vertical part scaled by zStretch, at the point
+   * of the segment nearest in the plane (the projection parameter is the 2-D one, as the official code).
+   */
+  stretchedDistance(g: number, px: number, py: number, pz: number): number {
+    const ax = px - this.sx[g];
+    const ay = py - this.sy[g];
+    const dx = this.dx[g];
+    const dy = this.dy[g];
+    const len2 = dx * dx + dy * dy;
+    const t = len2 > 0 ? (ax * dx + ay * dy) / len2 : 0;
+    const c = t < 0 ? 0 : t > 1 ? 1 : t;
+    const ex = ax - dx * c;
+    const ey = ay - dy * c;
+    const ez = (pz - this.sz![g] - this.dz![g] * c) * this.zStretch;
+    return Math.sqrt(ex * ex + ey * ey + ez * ez);
+  }
+
+  /**
+   * The segment nearest (px, py, pz) by stretchedDistance (ties: the lowest index), −1 without segments;
+   * sets `dist` to that 3-D distance. Needs setHeights. The ring search stays exact: a cell's planar
+   * distance from the point bounds the 3-D distance of everything in it from below.
+   */
+  nearestStretched(px: number, py: number, pz: number): number {
+    if (!this.sz || !Number.isFinite(pz)) return this.nearest(px, py);
+    // The fine cell's list holds every segment whose box lies within its reach of the cell; one not
+    // listed is farther than that in the plane, hence in 3-D. So the best listed one wins outright when
+    // its 3-D distance is within the reach (ties too: the list ascends by index).
+    const i = Math.floor((px - this.fx0) * this.invFineM);
+    const j = Math.floor((py - this.fy0) * this.invFineM);
+    const s = this.cellCandidates(i, j);
+    if (s >= 0) {
+      const c = j * this.fnx + i;
+      const end = s + this.fineLen[c];
+      let best = Infinity;
+      let bestG = -1;
+      for (let q = s; q < end; q++) {
+        const g = this.pool[q];
+        const d = this.stretchedDistance(g, px, py, pz);
+        if (d < best) {
+          best = d;
+          bestG = g;
+        }
+      }
+      if (best <= this.fineReach[c]) {
+        this.dist = best;
+        return bestG;
+      }
+    }
+    this.qz = pz;
+    try {
+      return this.nearestRing(px, py);
+    } finally {
+      this.qz = NaN;
+    }
   }
 
   /**
@@ -220,6 +292,7 @@ export class SegmentGrid {
     this.pool.subarray(start, start + count).sort();
     this.fineStart[c] = start;
     this.fineLen[c] = count;
+    this.fineReach[c] = u;
     return start;
   }
 
@@ -281,7 +354,8 @@ export class SegmentGrid {
     const c = j * this.nx + i;
     for (let p = this.start[c]; p < this.start[c + 1]; p++) {
       const g = this.items[p];
-      const d = this.segmentDistance(g, px, py);
+      const d =
+        this.qz === this.qz ? this.stretchedDistance(g, px, py, this.qz) : this.segmentDistance(g, px, py);
       if (d < this.best || (d === this.best && g < this.bestG)) {
         this.best = d;
         this.bestG = g;

@@ -1,6 +1,6 @@
 // Red-light violations of the Sim Agents metric (traffic_light_features.py): an agent whose nearest
 // lane carries a light in the stop state, and that crosses the light's stop point along that lane.
-import { LIGHT, type RoadMap } from '../../scenario.ts';
+import { LIGHT, type RoadMap, SIGNAL_STATE_NAMES, type TrafficLight } from '../../scenario.ts';
 import { SegmentGrid } from './segmentGrid.ts';
 
 export interface LightIndex {
@@ -11,10 +11,13 @@ export interface LightIndex {
   dy: Float64Array;
   lane: Int32Array;
   grid: SegmentGrid;
-  /** Per light whose lane exists: its lane index, states, and the "fence" segment across which crossing counts. */
+  /**
+   * Per light whose lane exists (and is matched): its lane index, whether it is in the stop state at
+   * each step, and the "fence" segment across which crossing counts.
+   */
   lights: {
     laneIndex: number;
-    states: Uint8Array;
+    stop: Uint8Array;
     fx: number;
     fy: number;
     fdx: number;
@@ -41,9 +44,35 @@ function laneSegmentDistance(ax: number, ay: number, dx: number, dy: number, off
   return Math.sqrt(ex * ex + ey * ey);
 }
 
+const STOP_STATES = new Set(['stop', 'arrow_stop'].map((n) => SIGNAL_STATE_NAMES.indexOf(n as never)));
+
+/**
+ * Whether a light is in the stop state at each step. From the source's own states where the scenario
+ * has them, as the official code: STOP and ARROW_STOP only — a flashing red is a stop sign, not a red
+ * light; otherwise from the simplified LIGHT.red.
+ */
+export function stopSteps(light: TrafficLight): Uint8Array {
+  const src = light.signalStates;
+  if (src) return Uint8Array.from(src, (v) => (STOP_STATES.has(v) ? 1 : 0));
+  return Uint8Array.from(light.states, (v) => (v === LIGHT.red ? 1 : 0));
+}
+
+/**
+ * Lanes agents are matched to. The official code keeps surface-street lanes only (freeway and bike
+ * lanes, and lanes of undefined type, never match); a map whose lanes carry no type at all (the
+ * synthetic town) keeps every lane.
+ */
+export function matchedLanes(map: RoadMap): boolean[] {
+  const typed = map.lanes.some((l) => l.laneType !== undefined);
+  return map.lanes.map((l) => !typed || l.laneType === 'surface_street');
+}
+
 export function buildLightIndex(map: RoadMap, official: boolean): LightIndex {
+  const keep = matchedLanes(map);
   let nSeg = 0;
-  for (const l of map.lanes) nSeg += Math.max(0, l.xy.length / 2 - 1);
+  map.lanes.forEach((l, li) => {
+    if (keep[li]) nSeg += Math.max(0, l.xy.length / 2 - 1);
+  });
   const sx = new Float64Array(nSeg);
   const sy = new Float64Array(nSeg);
   const dx = new Float64Array(nSeg);
@@ -51,6 +80,7 @@ export function buildLightIndex(map: RoadMap, official: boolean): LightIndex {
   const lane = new Int32Array(nSeg);
   let g = 0;
   map.lanes.forEach((l, li) => {
+    if (!keep[li]) return;
     for (let k = 0; k + 1 < l.xy.length / 2; k++, g++) {
       sx[g] = l.xy[2 * k];
       sy[g] = l.xy[2 * k + 1];
@@ -59,7 +89,8 @@ export function buildLightIndex(map: RoadMap, official: boolean): LightIndex {
       lane[g] = li;
     }
   });
-  const laneIndexById = new Map(map.lanes.map((l, i) => [l.id, i]));
+  // Lights on lanes that are not matched never count (the official lane id lookup finds none).
+  const laneIndexById = new Map(map.lanes.flatMap((l, i) => (keep[i] ? [[l.id, i] as const] : [])));
   const lights: LightIndex['lights'] = [];
   for (const light of map.trafficLights) {
     const li = laneIndexById.get(light.laneId);
@@ -88,7 +119,15 @@ export function buildLightIndex(map: RoadMap, official: boolean): LightIndex {
     const fdy = xy[2 * k + 3] - fy;
     const len2 = fdx * fdx + fdy * fdy;
     const stopT = len2 > 0 ? ((light.stopX - fx) * fdx + (light.stopY - fy) * fdy) / len2 : 0;
-    lights.push({ laneIndex: li, states: light.states, fx, fy, fdx, fdy, stopT });
+    lights.push({
+      laneIndex: li,
+      stop: stopSteps(light),
+      fx,
+      fy,
+      fdx,
+      fdy,
+      stopT,
+    });
   }
   // The official measure is the distance to the segment mirrored about its start.
   const grid = new SegmentGrid(sx, sy, dx, dy, official, GRID_CELL_M, FINE_CELL_M);
@@ -129,7 +168,7 @@ export function runsRedLight(
 ): boolean {
   let lane = -2; // computed on the first crossing only
   for (const l of ix.lights) {
-    if (l.states[k] !== LIGHT.red) continue;
+    if (!l.stop[k]) continue;
     const len2 = l.fdx * l.fdx + l.fdy * l.fdy;
     if (!(len2 > 0)) continue;
     const t0 = ((x0 - l.fx) * l.fdx + (y0 - l.fy) * l.fdy) / len2;
@@ -166,7 +205,7 @@ export function redLightViolations(
   for (let q = 0; q < lights.length; q++) {
     const l = lights[q];
     const len2 = l.fdx * l.fdx + l.fdy * l.fdy;
-    if (l.states[k] === LIGHT.red && len2 > 0) redScratch[reds++] = q;
+    if (l.stop[k] && len2 > 0) redScratch[reds++] = q;
   }
   for (let e = 0; e < rows.length; e++) {
     const o = o0 + e * stride;

@@ -19,7 +19,7 @@ describe('agents table', () => {
     expect(replay.progress).toBeCloseTo(1, 6);
     expect(replay.collision_rate).toBe(0);
     expect(still.ade_m).toBeGreaterThan(1);
-    expect(replay.realism_meta).toBeGreaterThan(still.realism_meta);
+    expect(replay.wosac_meta_metric).toBeGreaterThan(still.wosac_meta_metric);
   }, 60_000);
 
   it('long-tail rows have no ADE column values', () => {

@@ -101,6 +101,8 @@ async function expectFrames(recorded: string, source: string, indices: number[])
 }
 
 const source = path.join(tmp, 'source');
+/** The source log id, fixed by the command (a log's id is its directory name). */
+const src = ['--source-log-id', 'source'];
 const sock = (name: string) => `ipc://${tmp}/${name}.sock`;
 beforeAll(() => makeLog(source, 8, 2000));
 
@@ -108,7 +110,7 @@ describe('drivekit stage record (processes)', () => {
   it('records one source, in source order, once; refuses other sources; a malformed $eos is no end', async () => {
     const url = sock('mixed');
     const out = path.join(tmp, 'mixed');
-    const record = drivekit(['stage', 'record', '--in', `bind:${url}`, '--out', out, '--json']);
+    const record = drivekit(['stage', 'record', '--in', `bind:${url}`, '--out', out, ...src, '--json']);
     await record.waitFor(/record: input/);
     const push = new Push({ linger: 2000 });
     push.connect(url);
@@ -124,7 +126,8 @@ describe('drivekit stage record (processes)', () => {
     await push.send([EOS_TOPIC, 'not json']); // not an end
     await push.send(eosMessage('frames', 1, { logId: 'another-log' })); // another source's end
     await frame(4);
-    await push.send(eosMessage('frames', 6, { logId: log.meta.logId, start: 0, end: 6 }));
+    // The sender sent 5 frames of the source (one of them twice) out of its range 0–5.
+    await push.send(eosMessage('frames', 5, { logId: log.meta.logId, start: 0, end: 6 }));
     expect(await record.exit).toBe(0);
     push.close();
     await log.close();
@@ -154,7 +157,18 @@ describe('drivekit stage record (processes)', () => {
   it('a replay stopped and restarted from its start gives the exact log, repeats named', async () => {
     const url = sock('restart');
     const out = path.join(tmp, 'restart');
-    const record = drivekit(['stage', 'record', '--in', url, '--out', out, '--report-every', '1', '--json']);
+    const record = drivekit([
+      'stage',
+      'record',
+      '--in',
+      url,
+      '--out',
+      out,
+      ...src,
+      '--report-every',
+      '1',
+      '--json',
+    ]);
     const first = drivekit(['stage', 'replay', '--log', source, '--out', url, '--rate', '4']);
     await record.waitFor(/record: 3 frames/);
     first.child.kill('SIGTERM');
@@ -175,7 +189,17 @@ describe('drivekit stage record (processes)', () => {
   it('a recorder killed with SIGKILL leaves no log, and its leftovers go at the next run on that log', async () => {
     const url = sock('killed');
     const out = path.join(tmp, 'killed');
-    const record = drivekit(['stage', 'record', '--in', `bind:${url}`, '--out', out, '--report-every', '2']);
+    const record = drivekit([
+      'stage',
+      'record',
+      '--in',
+      `bind:${url}`,
+      '--out',
+      out,
+      ...src,
+      '--report-every',
+      '2',
+    ]);
     await record.waitFor(/record: input/);
     const push = new Push({ linger: 0 });
     push.connect(url);
@@ -219,14 +243,25 @@ describe('drivekit stage record on a full disk', () => {
       const big = path.join(tmp, 'big');
       await makeLog(big, 8, 60_000); // ≈ 10 MB of frames
       const target = path.join(mnt, 'log');
+      const bigSrc = ['--source-log-id', 'big'];
       // The previous good log, on the small disk: the first two frames.
       const url = sock('full');
-      const first = drivekit(['stage', 'record', '--in', url, '--out', target, '--json']);
+      const first = drivekit(['stage', 'record', '--in', url, '--out', target, ...bigSrc, '--json']);
       const replay1 = drivekit(['stage', 'replay', '--log', big, '--out', url, '--rate', '0', '--end', '2']);
       expect(await replay1.exit).toBe(0);
       expect(await first.exit).toBe(0);
       const before = fs.readFileSync(path.join(target, 'manifest.json'));
-      const record = drivekit(['stage', 'record', '--in', url, '--out', target, '--force', '--json']);
+      const record = drivekit([
+        'stage',
+        'record',
+        '--in',
+        url,
+        '--out',
+        target,
+        ...bigSrc,
+        '--force',
+        '--json',
+      ]);
       const replay2 = drivekit(['stage', 'replay', '--log', big, '--out', url, '--rate', '0']);
       expect(await record.exit).toBe(1);
       replay2.child.kill('SIGTERM');
