@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { agentStatesToBatch } from '../../core/arrow/codec.ts';
 import { readArrowFile, writeArrowFile } from '../../core/arrow/ipc.ts';
+import { cleanOnFailure } from '../../core/cleanOnFailure.ts';
 import { InputError } from '../../core/errors.ts';
 import { exportLogMcap } from '../../datasets/logMcap.ts';
 import { exportLogParquet, type LogParquetResult } from '../../datasets/logParquet.ts';
@@ -252,8 +253,9 @@ export function register(program: Command): void {
   addThreads(cmd, 'LiDAR worker threads (0 = this thread)', 0, 0);
   addForce(cmd, 'an existing export at the target');
   cmd.action(async (opts: ExportOptions) => {
-    refuseExisting(exportTarget(opts), opts.force);
-    const r = await runExport(opts);
+    const target = exportTarget(opts);
+    refuseExisting(target, opts.force);
+    const r = await cleanOnFailure(target, () => runExport(opts));
     if (opts.json) return printJson(r);
     process.stdout.write(
       opts.log !== undefined
