@@ -23,7 +23,7 @@ describe('every count and size is bounded', () => {
     expect(parseNumberText('12', { integer: true, min: 1 })).toBe(12);
   });
 
-  it('synth --frames 1e12 and sim --rollouts 1e12 exit 2 naming the option; nothing is written', async () => {
+  it('synth --frames 1e12, sim --rollouts 1e12, longtail --count 1e6 exit 2 naming the option; nothing is written', async () => {
     const root = tmpDir();
     await expectOneLineFailure(
       ['synth', '--frames', '1e12', '--out', path.join(root, 'log')],
@@ -56,6 +56,10 @@ describe('every count and size is bounded', () => {
         '1e12',
       ],
       /^drivekit: --limit: must be ≤ 2147483647 \(a whole number\), got '1e12'/,
+    );
+    await expectOneLineFailure(
+      ['longtail', '--kind', 'all', '--count', '1e6', '--out', path.join(root, 'lt')],
+      /^drivekit: --count: must be a whole number ≥ 1 and ≤ \d+, got '1e6'/,
     );
     expect(fs.readdirSync(root)).toEqual([]);
   }, 60_000);
