@@ -1,6 +1,6 @@
-// A full disk during a commit or an export, on a real small filesystem (a 2 MB tmpfs, which only root may
-// mount): the error names the file, no lock or empty output folder is left, and the log works again once
-// there is room. An ownerless (empty) lock file, however it was left, is taken over instead of waited on.
+// A full disk during a commit, an export or a sim run, on a real small filesystem (a 2 MB tmpfs, which
+// only root may mount): the error names the file, no lock or output folder is left, and the log works again
+// once there is room. An ownerless (empty) lock file, however it was left, is taken over, not waited on.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { allocatePointCloud } from '../../../core/arrow/records.ts';
 import { poseFromTranslationYaw } from '../../../core/geometry/pose.ts';
+import { REPO_ROOT } from '../../../core/paths.ts';
 import { LogWriter } from '../../../datasets/logstore.ts';
 import { tmpDir } from '../../datasets/tmp.ts';
 import { drivekit } from './castLog.ts';
@@ -131,6 +132,21 @@ describe('a full disk', () => {
         );
         expect(fs.readdirSync(mnt)).toEqual(['filler']);
       }
+      fs.rmSync(filler);
+    },
+    60_000,
+  );
+  it.skipIf(!canMount)(
+    'sim: the error names the file; the output folder it created is removed',
+    async () => {
+      const filler = fill(mnt);
+      const out = path.join(mnt, 'sim');
+      const scenarios = path.join(REPO_ROOT, 'test/simulation/fixtures/scenario-v1');
+      await expectFailure(
+        ['sim', '--scenarios', scenarios, '--agents', 'idm', '--rollouts', '2', '--out', out, '--json'],
+        new RegExp(`^drivekit: ${out}/\\S+: cannot write: no space left on device \\(ENOSPC\\)$`),
+      );
+      expect(fs.readdirSync(mnt)).toEqual(['filler']);
       fs.rmSync(filler);
     },
     60_000,
