@@ -2,9 +2,9 @@
 // every controlled agent, one batched onnxruntime call per step, actions sampled per agent and rollout.
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { checkAgentGraph } from './agentGraph.ts';
 import type { Worker } from 'node:worker_threads';
 import { InputError } from '../../core/errors.ts';
-import { decodeModel } from '../../core/nn/onnxProto.ts';
 import { startTsWorker } from '../../core/workers.ts';
 import type { SimEnv } from '../env.ts';
 import { type ObservationConfig, Observer, observationSize } from '../observation.ts';
@@ -55,43 +55,7 @@ export function readLearnedModel(onnx: string): { bytes: Uint8Array; spec: Learn
       metaFile,
       "no settings.observation / settings.bins (not a drivekit agent model's metadata)",
     );
-  const bytes = new Uint8Array(fs.readFileSync(onnx));
-  const spec = { observation: s.observation, bins: s.bins };
-  checkAgentGraph(onnx, bytes, observationSize(spec.observation), new ActionBins(spec.bins).count);
-  return { bytes, spec };
-}
-
-/**
- * The graph must take `obs` [n, observation size] and give `logits` [n, actions] as its metadata says: a
- * wrong model beside a valid metadata JSON is refused here, naming the file, not at the first step.
- */
-function checkAgentGraph(onnx: string, bytes: Uint8Array, obsSize: number, actions: number): void {
-  let graph: ReturnType<typeof decodeModel>['graph'];
-  try {
-    graph = decodeModel(bytes).graph;
-  } catch (e) {
-    throw new InputError(onnx, `not an ONNX model (${(e as Error).message})`);
-  }
-  if (!graph) throw new InputError(onnx, 'not an ONNX model (no graph)');
-  const fed = new Set((graph.initializer ?? []).map((t) => t.name));
-  const inputs = (graph.input ?? []).filter((v) => !fed.has(v.name));
-  const outputs = graph.output ?? [];
-  const shapeOf = (v: (typeof inputs)[number]) =>
-    (v.type?.tensorType?.shape?.dim ?? []).map((d) => (d.dimValue !== undefined ? String(d.dimValue) : '?'));
-  const describe = (vs: typeof inputs) => vs.map((v) => `${v.name} [${shapeOf(v).join(', ')}]`).join(', ');
-  const fits = (v: (typeof inputs)[number] | undefined, width: number) => {
-    if (!v) return false;
-    const dims = shapeOf(v);
-    return dims.length === 0 || (dims.length === 2 && (dims[1] === '?' || dims[1] === String(width)));
-  };
-  const obs = inputs.find((v) => v.name === 'obs');
-  const logits = outputs.find((v) => v.name === 'logits');
-  if (inputs.length !== 1 || !fits(obs, obsSize) || !fits(logits, actions))
-    throw new InputError(
-      onnx,
-      `not an agent graph for its metadata: it needs input obs [n, ${obsSize}] and output logits [n, ${actions}], ` +
-        `the graph has inputs ${describe(inputs) || 'none'} and outputs ${describe(outputs) || 'none'}`,
-    );
+  return { bytes: new Uint8Array(fs.readFileSync(onnx)), spec: { observation: s.observation, bins: s.bins } };
 }
 
 /**
@@ -243,6 +207,7 @@ export function learnedAgent(onnx: string, threads = 2): (opts?: LearnedOptions)
   let entry = cache.get(onnx);
   if (!entry) {
     const { bytes, spec } = readLearnedModel(onnx);
+    checkAgentGraph(onnx, bytes, observationSize(spec.observation), new ActionBins(spec.bins).count);
     entry = {
       inference: new SyncInference(
         bytes,
