@@ -103,7 +103,7 @@ describe('a full disk', () => {
       const filler = fill(mnt);
       await expectFailure(
         ['discover', '--log', log, '--force'],
-        new RegExp(`^drivekit: ${log}/\\S+: cannot write: no space left on device \\(ENOSPC\\)$`),
+        new RegExp(`^drivekit( [a-z-]+)?: ${log}/\\S+: cannot write: no space left on device \\(ENOSPC\\)$`),
       );
       expect(fs.readdirSync(log).sort()).toEqual(before);
       fs.rmSync(filler);
@@ -128,7 +128,7 @@ describe('a full disk', () => {
       ]) {
         await expectFailure(
           ['export', '--log', log, '--format', format, '--out', out],
-          new RegExp(`^drivekit: ${out}\\S*: cannot write: no space left on device \\(ENOSPC\\)$`),
+          new RegExp(`^drivekit( [a-z-]+)?: ${out}\\S*: cannot write: no space left on device \\(ENOSPC\\)$`),
         );
         expect(fs.readdirSync(mnt)).toEqual(['filler']);
       }
@@ -144,7 +144,7 @@ describe('a full disk', () => {
       const scenarios = path.join(REPO_ROOT, 'test/simulation/fixtures/scenario-v1');
       await expectFailure(
         ['sim', '--scenarios', scenarios, '--agents', 'idm', '--rollouts', '2', '--out', out, '--json'],
-        new RegExp(`^drivekit: ${out}/\\S+: cannot write: no space left on device \\(ENOSPC\\)$`),
+        new RegExp(`^drivekit( [a-z-]+)?: ${out}/\\S+: cannot write: no space left on device \\(ENOSPC\\)$`),
       );
       expect(fs.readdirSync(mnt)).toEqual(['filler']);
       fs.rmSync(filler);
