@@ -1,7 +1,7 @@
 // A scale-out worker: a BullMQ Worker on the queue whose jobs run in sandboxed child processes (one per
 // concurrent job), so a crashing or CPU-bound command never stops the worker renewing its job locks.
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Worker } from 'bullmq';
 import { InputError } from '../../core/errors.ts';
 import { CheckedWorker } from './checkedJob.ts';
@@ -19,7 +19,8 @@ export interface WorkerOptions {
 }
 
 const PROCESSOR = fileURLToPath(new URL('./processor.ts', import.meta.url));
-const GUARD = new URL('./jobProcessGuard.ts', import.meta.url).href;
+// Beside the processor, with its extension (the sources' .ts, or a compiled tree's .js).
+const GUARD = pathToFileURL(PROCESSOR.replace(/processor(\.[cm]?[jt]s)$/, 'jobProcessGuard$1')).href;
 
 export function startWorker(opts: WorkerOptions): Worker {
   if (!(Number.isInteger(opts.concurrency) && opts.concurrency >= 1))
