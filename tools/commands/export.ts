@@ -6,7 +6,6 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { agentStatesToBatch } from '../../core/arrow/codec.ts';
 import { readArrowFile, writeArrowFile } from '../../core/arrow/ipc.ts';
-import { cleanOnFailure } from '../../core/cleanOnFailure.ts';
 import { InputError } from '../../core/errors.ts';
 import { exportLogMcap } from '../../datasets/logMcap.ts';
 import { exportLogParquet, type LogParquetResult } from '../../datasets/logParquet.ts';
@@ -25,6 +24,7 @@ import { saveScenario } from '../../simulation/scenarioIo.ts';
 import { scenarioToAgentStates } from '../../simulation/scenarioTables.ts';
 import { intOption } from '../numberOption.ts';
 import { makeDirs } from '../../core/dirs.ts';
+import { cleanOnFailure } from '../../core/cleanOnFailure.ts';
 import { addForce, addThreads, printJson, refuseExisting, threadsInput } from '../cliOptions.ts';
 
 export const EXPORT_FORMATS = ['arrow', 'parquet', 'json', 'womd', 'wosac', 'mcap'] as const;
