@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Crc32c } from './crc32c.ts';
 import { makeDirs } from './dirs.ts';
+import { withErrnoPath } from './errors.ts';
 
 // Temporaries are named `.<target>.tmp-<pid>-<ms>-<seq>-<host>` (`.old-` for a directory moved aside while
 // it is replaced): the pid and host let a later run tell a dead writer's leftovers from a live writer's work.
@@ -135,7 +136,7 @@ export async function writeFileAtomic(target: string, data: Uint8Array | string)
   } catch (e) {
     // A full disk or a kill between open and rename must not leave the temporary behind.
     await fs.promises.rm(tmp, { force: true });
-    throw e;
+    throw withErrnoPath(e, target);
   }
 }
 
@@ -152,7 +153,7 @@ export function writeFileAtomicSync(target: string, data: Uint8Array | string): 
     fs.renameSync(tmp, target);
   } catch (e) {
     fs.rmSync(tmp, { force: true });
-    throw e;
+    throw withErrnoPath(e, target);
   }
 }
 
@@ -166,13 +167,21 @@ export class AtomicFileStream {
 
   constructor(readonly target: string) {
     this.tempPath = tempPathFor(target);
-    this.fd = fs.openSync(this.tempPath, 'w');
+    try {
+      this.fd = fs.openSync(this.tempPath, 'w');
+    } catch (e) {
+      throw withErrnoPath(e, target);
+    }
   }
 
   write(chunk: Uint8Array): void {
     let off = 0;
-    while (off < chunk.length) {
-      off += fs.writeSync(this.fd, chunk, off, chunk.length - off, this.position + off);
+    try {
+      while (off < chunk.length) {
+        off += fs.writeSync(this.fd, chunk, off, chunk.length - off, this.position + off);
+      }
+    } catch (e) {
+      throw withErrnoPath(e, this.target);
     }
     this.position += chunk.length;
   }
@@ -185,11 +194,16 @@ export class AtomicFileStream {
     if (this.done) return;
     this.done = true;
     try {
-      fs.fsyncSync(this.fd);
-    } finally {
-      fs.closeSync(this.fd);
+      try {
+        fs.fsyncSync(this.fd);
+      } finally {
+        fs.closeSync(this.fd);
+      }
+      fs.renameSync(this.tempPath, this.target);
+    } catch (e) {
+      fs.rmSync(this.tempPath, { force: true });
+      throw withErrnoPath(e, this.target);
     }
-    fs.renameSync(this.tempPath, this.target);
   }
 
   abort(): void {

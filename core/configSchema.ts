@@ -40,6 +40,26 @@ function typeName(v: unknown): string {
   return typeof v;
 }
 
+/**
+ * Bounds for numbers whose range declares none, so that no value is unbounded (a voxel edge of 1e308 ran
+ * and found nothing; a count of 1e12 reached the allocator): lengths (config fields ending in M, the unit
+ * convention) within ±10 km, whole numbers within ±(2³¹ − 1), other numbers within ±10⁹. A module or
+ * option declares its own bound where a tighter one is known.
+ */
+export const DEFAULT_BOUNDS = { lengthM: 10_000, integer: 2 ** 31 - 1, other: 1e9 } as const;
+
+/** The problem with `x` against the default bound for a field named `key` (null when `r` bounds it). */
+export function defaultBoundProblem(x: number, r: FieldRange, key = ''): string | null {
+  const [bound, what] = /[a-z]M$/.test(key)
+    ? [DEFAULT_BOUNDS.lengthM, 'a length in metres']
+    : r.integer
+      ? [DEFAULT_BOUNDS.integer, 'a whole number']
+      : [DEFAULT_BOUNDS.other, 'a number'];
+  if (r.max === undefined && r.below === undefined && x > bound) return `must be ≤ ${bound} (${what})`;
+  if (r.min === undefined && r.above === undefined && x < -bound) return `must be ≥ ${-bound} (${what})`;
+  return null;
+}
+
 /** The problem with a number against its range, or null. */
 export function rangeProblem(x: number, r: FieldRange): string | null {
   const bounds: string[] = [];
@@ -84,7 +104,8 @@ function checkField(
     return;
   }
   if (typeof value === 'number') {
-    const p = rangeProblem(value, r);
+    const p =
+      rangeProblem(value, r) ?? defaultBoundProblem(value, r, where.slice(where.lastIndexOf('.') + 1));
     if (p) problems.push(`${where} ${p}, got ${value}`);
   } else if (typeof value === 'string' && r.oneOf && !r.oneOf.includes(value)) {
     problems.push(`${where} must be one of ${r.oneOf.join(', ')}, got ${shown(value)}`);

@@ -56,3 +56,12 @@ export function describeError(e: unknown): string {
   if (e instanceof Error) return e.message.split('\n')[0];
   return String(e);
 }
+
+/**
+ * Give an errno error the path it concerns when Node left it out (writes through a file descriptor say only
+ * "cannot write"), so that describeError names the file; returns `e` for rethrowing.
+ */
+export function withErrnoPath(e: unknown, file: string): unknown {
+  if (isErrno(e) && !e.path) e.path = file;
+  return e;
+}

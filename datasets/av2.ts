@@ -25,10 +25,26 @@ compressionRegistry.set(CompressionType.ZSTD, {
 /** Read a feather (Arrow IPC file) with every failure as an InputError naming it. */
 export function readFeather(file: string): Table {
   const bytes = readInputFile(file);
+  // An Arrow IPC file starts and ends with "ARROW1": a copy cut short has the first and lacks the second,
+  // and Arrow JS then fails inside its footer parser with a message that says nothing to a user.
+  const magic = (at: number) =>
+    at >= 0 && Buffer.from(bytes.subarray(at, at + 6)).toString('latin1') === 'ARROW1';
+  if (!magic(0)) throw new InputError(file, 'not a feather/Arrow IPC file (it does not start with ARROW1)');
+  if (bytes.length < 12 || !magic(bytes.length - 6))
+    throw new InputError(
+      file,
+      `truncated: ${bytes.length} bytes, ending before the Arrow footer (the file was cut short)`,
+    );
   try {
     return tableFromIPC(bytes);
   } catch (e) {
-    throw new InputError(file, `not a readable feather/Arrow file (${(e as Error).message})`);
+    const internal = e instanceof TypeError || e instanceof RangeError;
+    throw new InputError(
+      file,
+      internal
+        ? 'damaged: its Arrow metadata cannot be decoded'
+        : `not a readable feather/Arrow file (${(e as Error).message})`,
+    );
   }
 }
 

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { cleanStaleTemps, syncDir, tempPathFor, writeFileAtomicSync } from '../core/atomic.ts';
-import { InputError } from '../core/errors.ts';
+import { InputError, withErrnoPath } from '../core/errors.ts';
 import { withFileLock } from '../core/fileLock.ts';
 import { entryOfBytes, LOG_GROUP, MANIFEST_FILE, readManifest, writeManifest } from './logManifest.ts';
 
@@ -42,9 +42,11 @@ export function commitLogFiles(dir: string, group: string, files: readonly LogFi
       }
     }
     const temps: string[] = [];
+    let current = '';
     try {
       for (const f of files) {
-        const tmp = tempPathFor(path.join(dir, f.name));
+        current = path.join(dir, f.name);
+        const tmp = tempPathFor(current);
         temps.push(tmp);
         const fd = fs.openSync(tmp, 'w');
         try {
@@ -57,7 +59,8 @@ export function commitLogFiles(dir: string, group: string, files: readonly LogFi
       files.forEach((f, i) => fs.renameSync(temps[i], path.join(dir, f.name)));
     } catch (e) {
       for (const t of temps) fs.rmSync(t, { force: true });
-      throw e;
+      // Name the log's file, not the temporary (writes through a descriptor name none).
+      throw withErrnoPath(e, current);
     }
     syncDir(dir);
     const written = new Set(files.map((f) => f.name));

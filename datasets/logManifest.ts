@@ -30,6 +30,16 @@ export interface LogManifest {
   format: typeof MANIFEST_FORMAT;
   /** Relative paths ('/'-separated) → entries. */
   files: Record<string, ManifestEntry>;
+  /**
+   * CRC32C of the manifest's own content (`JSON.stringify({ format, files })`), so that every reader, not
+   * only `verify`, refuses an edited or damaged manifest. Absent in manifests written before it existed.
+   */
+  crc32c?: string;
+}
+
+/** The checksum a manifest carries of itself: over its format and files table, compact JSON. */
+function manifestCrc(m: LogManifest): string {
+  return crcHex(crc32c(new TextEncoder().encode(JSON.stringify({ format: m.format, files: m.files }))));
 }
 
 const HEX = /^[0-9a-f]{8}$/;
@@ -65,12 +75,21 @@ export function readManifest(dir: string): LogManifest | null {
         (HEX.test(e.blocks.head) && HEX.test(e.blocks.tail) && e.blocks.batches.every((b) => HEX.test(b))));
     if (!ok) throw new InputError(file, `entry '${name}' is malformed`);
   }
+  if (m.crc32c !== undefined) {
+    const crc = manifestCrc(m);
+    if (crc !== m.crc32c)
+      throw new InputError(
+        file,
+        `has CRC32C ${crc}, its own crc32c field says ${String(m.crc32c)}: edited or damaged (corrupt)`,
+      );
+  }
   return m;
 }
 
 export function writeManifest(dir: string, m: LogManifest): void {
   const files = Object.fromEntries(Object.entries(m.files).sort(([a], [b]) => (a < b ? -1 : 1)));
-  writeFileAtomicSync(path.join(dir, MANIFEST_FILE), JSON.stringify({ ...m, files }, null, 1) + '\n');
+  const sealed = { format: m.format, files, crc32c: manifestCrc({ format: m.format, files }) };
+  writeFileAtomicSync(path.join(dir, MANIFEST_FILE), JSON.stringify(sealed, null, 1) + '\n');
 }
 
 export function entryOfBytes(bytes: Uint8Array, group: string): ManifestEntry {

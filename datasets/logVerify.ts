@@ -80,7 +80,7 @@ export async function verifyLog(dir: string, opts: { seal?: boolean } = {}): Pro
   const onDisk = listLogFiles(dir);
   if (m) {
     for (const [name, e] of Object.entries(m.files)) {
-      const problem = checkListed(dir, name, e);
+      const problem = checkListedFile(dir, name, e);
       report.files.push({ name, bytes: e.bytes, group: e.group, problem });
       if (problem) report.problems.push(`${path.join(dir, name)}: ${problem}`);
     }
@@ -125,7 +125,8 @@ export async function verifyLog(dir: string, opts: { seal?: boolean } = {}): Pro
   return report;
 }
 
-function checkListed(dir: string, name: string, e: LogManifest['files'][string]): string | null {
+/** Why a listed file does not match its entry (size, full CRC32C, the damaged batches named); null if it does. */
+export function checkListedFile(dir: string, name: string, e: LogManifest['files'][string]): string | null {
   const file = path.join(dir, name);
   if (!fs.existsSync(file)) return 'is missing';
   const { bytes, crc } = fileCrc32c(file);
@@ -151,6 +152,19 @@ function checkListed(dir: string, name: string, e: LogManifest['files'][string])
     }
   }
   return `has CRC32C ${crcHex(crc)}, manifest.json says ${e.crc32c} (corrupt)`;
+}
+
+/**
+ * Every file the manifest of the log at `dir` lists, checked in full (size and CRC32C): an InputError naming
+ * the first that does not match. A log without a manifest passes (there is nothing to check against).
+ */
+export function checkLogContents(dir: string): void {
+  const m = readManifest(dir);
+  if (!m) return;
+  for (const [name, e] of Object.entries(m.files)) {
+    const problem = checkListedFile(dir, name, e);
+    if (problem) throw new InputError(path.join(dir, name), problem);
+  }
 }
 
 const groupOf = (name: string): string => (LOG_FILES.test(name) ? LOG_GROUP : name.replace(/\.[^.]*$/, ''));

@@ -1,7 +1,7 @@
 // Strict parsing of numeric command-line options, one helper for every command: 'abc', '', '12abc',
-// '0x10' and out-of-range values are a one-line error naming the option, never NaN or a silent default.
+// '0x10', out-of-range and unbounded values are a one-line error naming the option, never NaN or a default.
 import { InvalidArgumentError } from 'commander';
-import { type FieldRange, rangeProblem } from '../core/configSchema.ts';
+import { defaultBoundProblem, type FieldRange, rangeProblem } from '../core/configSchema.ts';
 import { InputError } from '../core/errors.ts';
 
 /** Decimal notation only (optionally signed, with a fraction and exponent): what a user types for a number. */
@@ -11,7 +11,8 @@ const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 export function parseNumberText(text: string, range: FieldRange = {}): number | { problem: string } {
   const t = text.trim();
   const x = DECIMAL.test(t) ? Number(t) : NaN;
-  const p = rangeProblem(x, range);
+  // Every option is bounded: one that declares no upper bound gets the default one (core/configSchema.ts).
+  const p = rangeProblem(x, range) ?? defaultBoundProblem(x, range);
   return p ? { problem: `${p}, got '${text}'` } : x;
 }
 

@@ -74,7 +74,12 @@ export class McapFile {
   static async create(target: string, opts: Partial<McapFileOptions> = {}): Promise<McapFile> {
     const o = { ...DEFAULT_MCAP_FILE_OPTIONS, ...opts };
     const f = new McapFile(target, o);
-    await f.writer.start({ profile: o.profile, library: o.library });
+    try {
+      await f.writer.start({ profile: o.profile, library: o.library });
+    } catch (e) {
+      f.abort();
+      throw e;
+    }
     return f;
   }
 

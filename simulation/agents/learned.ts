@@ -2,6 +2,7 @@
 // every controlled agent, one batched onnxruntime call per step, actions sampled per agent and rollout.
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { checkAgentGraph } from './agentGraph.ts';
 import type { Worker } from 'node:worker_threads';
 import { InputError } from '../../core/errors.ts';
 import { startTsWorker } from '../../core/workers.ts';
@@ -206,6 +207,7 @@ export function learnedAgent(onnx: string, threads = 2): (opts?: LearnedOptions)
   let entry = cache.get(onnx);
   if (!entry) {
     const { bytes, spec } = readLearnedModel(onnx);
+    checkAgentGraph(onnx, bytes, observationSize(spec.observation), new ActionBins(spec.bins).count);
     entry = {
       inference: new SyncInference(
         bytes,

@@ -43,6 +43,10 @@ export function agentByName(name: string): AgentFactory | undefined {
   if (Object.hasOwn(LEARNED_AGENTS, name)) return LEARNED_AGENTS[name];
   if (Object.hasOwn(SANITY_AGENTS, name)) return SANITY_AGENTS[name];
   // A learned model by path (drivekit train-agents writes agent.onnx and its agent.json).
-  if (name.endsWith('.onnx')) return (o = {}) => learnedAgent(name)(o);
+  // The model is read and its graph checked now, before a command writes anything.
+  if (name.endsWith('.onnx')) {
+    const make = learnedAgent(name);
+    return (o = {}) => make(o);
+  }
   return undefined;
 }

@@ -79,7 +79,7 @@ describe('drivekit command-line conventions', () => {
     const bad = await cli('sim', '--scenarios', 'x', '--agents', 'cv', '--out', 'y', '--rollouts', 'many');
     expect([bad.code, bad.stderr]).toEqual([
       2,
-      "drivekit: --rollouts: must be a whole number ≥ 1, got 'many' (see drivekit sim --help)\n",
+      "drivekit: --rollouts: must be a whole number ≥ 1 and ≤ 1024, got 'many' (see drivekit sim --help)\n",
     ]);
     expect((await cli('no-such-command')).code).toBe(2);
   }, 60_000);

@@ -25,6 +25,7 @@ import type { Scenario } from '../../simulation/scenario.ts';
 import { saveScenario } from '../../simulation/scenarioIo.ts';
 import { intOption } from '../numberOption.ts';
 import { makeDirs } from '../../core/dirs.ts';
+import { cleanOnFailure } from '../../core/cleanOnFailure.ts';
 import { addForce, addThreads, printJson, refuseExisting, threadsInput } from '../cliOptions.ts';
 
 export const EXPORT_FORMATS = ['arrow', 'parquet', 'json', 'womd', 'wosac', 'mcap'] as const;
@@ -251,8 +252,9 @@ export function register(program: Command): void {
   addThreads(cmd, 'LiDAR worker threads (0 = this thread)', 0, 0);
   addForce(cmd, 'an existing export at the target');
   cmd.action(async (opts: ExportOptions) => {
-    refuseExisting(exportTarget(opts), opts.force);
-    const r = await runExport(opts);
+    const target = exportTarget(opts);
+    refuseExisting(target, opts.force);
+    const r = await cleanOnFailure(target, () => runExport(opts));
     if (opts.json) return printJson(r);
     process.stdout.write(
       opts.log !== undefined

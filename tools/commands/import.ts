@@ -47,6 +47,12 @@ export function register(program: Command): void {
     ) => {
       if (opts.posesFrame !== undefined && opts.posesFrame !== 'camera' && opts.posesFrame !== 'vehicle')
         throw new InputError('--poses-frame', `'${opts.posesFrame}' is not 'camera' or 'vehicle'`);
+      // A format that does not exist is a usage error (exit 2), named by its option.
+      if (!Object.hasOwn(READERS, opts.format))
+        throw new InputError(
+          '--format',
+          `unknown format '${opts.format}' (known: ${Object.keys(READERS).join(', ')})`,
+        );
       await importLog(input, opts.format, opts.out, {
         posesPath: opts.poses,
         posesFrame: opts.posesFrame,

@@ -98,6 +98,9 @@ export function formatLongtailTable(reports: readonly KindReport[]): string {
     .join('\n');
 }
 
+/** Scenarios per kind: each is generated, checked by the oracle and scored by every built-in agent. */
+export const MAX_LONGTAIL_COUNT = 10_000;
+
 export function register(program: Command): void {
   const cmd = program
     .command('longtail')
@@ -105,7 +108,12 @@ export function register(program: Command): void {
       'generate hard but solvable scenarios (oracle-checked) and score the built-in agents on them',
     )
     .requiredOption('--kind <kind>', `${Object.keys(LONGTAIL_KINDS).join(' | ')} | all`)
-    .option('--count <n>', 'scenarios per kind', intOption('--count', 1), 20)
+    .option(
+      '--count <n>',
+      `scenarios per kind (at most ${MAX_LONGTAIL_COUNT})`,
+      intOption('--count', 1, MAX_LONGTAIL_COUNT),
+      20,
+    )
     .option('--seed <s>', 'random seed', intOption('--seed', 0), 1)
     .option('--out <dir>', 'output directory (a scenario directory per scenario, per kind)', 'out/longtail')
     .option('--json', 'print the per-kind reports as JSON (snake_case keys, rates as fractions)');

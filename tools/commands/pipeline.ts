@@ -1,6 +1,5 @@
 // `drivekit pipeline --log <log> --stages discover,detect --out <dir>`: the stages as supervised processes
 // over ZeroMQ carrying Arrow batches (docs/pipeline.md); outputs as the offline commands write them.
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { writeFileAtomicSync } from '../../core/atomic.ts';
@@ -16,6 +15,7 @@ import {
   readPipelineFile,
   resolvePipelineConfig,
 } from '../pipeline/config.ts';
+import { claimOutFolder, cleanStaleSocketDirs, releaseOutFolder } from '../pipeline/runMarker.ts';
 import { supervise, type SupervisorResult } from '../pipeline/supervisor.ts';
 import { wirePipeline } from '../pipeline/wiring.ts';
 
@@ -59,11 +59,23 @@ export async function runPipeline(
   await reader.close();
   const end = cfg.endFrame > 0 ? Math.min(cfg.endFrame, frameCount) : frameCount;
   if (cfg.startFrame > end) throw new InputError('--start', `is past the log's end (${frameCount} frames)`);
-  if (fs.existsSync(cfg.out) && fs.readdirSync(cfg.out).length > 0 && !cfg.force)
-    throw new InputError(cfg.out, 'exists and is not empty (pass --force to replace its outputs)');
-  fs.mkdirSync(cfg.out, { recursive: true });
   const log = (line: string) => process.stderr.write(line + '\n');
-  const wiring = await wirePipeline(cfg);
+  // A run killed with SIGKILL cleaned nothing: its socket folder and its claim on --out are recognised by
+  // its dead pid, removed and replaced.
+  for (const dir of cleanStaleSocketDirs())
+    log(`pipeline: removed ${dir}, the socket folder of a killed run`);
+  const { killedRun } = claimOutFolder(cfg.out, cfg.force);
+  if (killedRun !== null)
+    log(
+      `pipeline: ${cfg.out}: replacing what a killed run${killedRun ? ` (pid ${killedRun})` : ''} left there`,
+    );
+  let wiring: Awaited<ReturnType<typeof wirePipeline>>;
+  try {
+    wiring = await wirePipeline(cfg);
+  } catch (e) {
+    releaseOutFolder(cfg.out);
+    throw e;
+  }
   for (const b of wiring.branches) {
     const e = b.endpoints;
     log(
@@ -88,6 +100,7 @@ export async function runPipeline(
     bar.stop();
     // Sockets and journals: a finished or interrupted run leaves nothing behind but its outputs.
     wiring.cleanup();
+    releaseOutFolder(cfg.out);
   }
   return {
     log: cfg.log,

@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { writeFileAtomicSync } from '../../core/atomic.ts';
 import { ArrowFileAppender } from '../../core/arrow/ipc.ts';
+import { cleanOnFailure } from '../../core/cleanOnFailure.ts';
 import { InputError } from '../../core/errors.ts';
 import { createProgress } from '../../core/progress.ts';
 import { AGENTS, agentByName, SANITY_AGENTS, STOCHASTIC_AGENTS } from '../../simulation/agents/registry.ts';
@@ -27,6 +28,8 @@ export { SIM_FILES };
 
 /** Rollouts per scenario when none is asked for: the Sim Agents challenge's 32. */
 export const DEFAULT_ROLLOUTS = 32;
+/** Rollouts per scenario: 32× the Sim Agents setting; every rollout of a scenario is held in memory. */
+export const MAX_ROLLOUTS = 1024;
 
 /** Agents × rollouts simulated (and held in memory) at once. */
 export const CHUNK_AGENTS = 20_000;
@@ -198,7 +201,7 @@ export function register(program: Command): void {
     .option(
       '--rollouts <n>',
       `seeded rollouts per scenario (default ${DEFAULT_ROLLOUTS}, the Sim Agents setting; 1 with --deterministic)`,
-      intOption('--rollouts', 1),
+      intOption('--rollouts', 1, MAX_ROLLOUTS),
     )
     .option(
       '--seed <s>',
@@ -226,7 +229,7 @@ export function register(program: Command): void {
     if (opts.control !== 'scenario' && opts.control !== 'all')
       throw new InputError('--control', `must be 'scenario' or 'all', got '${opts.control}'`);
     refuseExisting(simOutputs(opts.out), opts.force);
-    const summary = await runSim(opts);
+    const summary = await cleanOnFailure(opts.out, () => runSim(opts));
     if (opts.json) printJson(summary);
   });
 }

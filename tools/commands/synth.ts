@@ -24,8 +24,13 @@ interface SynthCliOptions {
   json?: boolean;
 }
 
-function positiveInt(flag: string, value: string, min = 1): number {
-  return intOption(flag, min)(value);
+/** One hour of driving at 10 Hz: the town simulates every agent over the whole log up front. */
+export const MAX_SYNTH_FRAMES = 36_000;
+/** Firing columns per revolution: 16× the densest shipped sensor's. */
+export const MAX_AZIMUTH_STEPS = 32_768;
+
+function positiveInt(flag: string, value: string, min = 1, max?: number): number {
+  return intOption(flag, min, max)(value);
 }
 
 export function register(program: Command): void {
@@ -35,7 +40,7 @@ export function register(program: Command): void {
       'generate a synthetic driving log: procedural town, IDM traffic, pedestrians and a simulated LiDAR, with exact labels',
     )
     .requiredOption('--out <log>', 'output log directory')
-    .option('--frames <n>', 'sweeps to record at 10 Hz', '100')
+    .option('--frames <n>', `sweeps to record at 10 Hz (at most ${MAX_SYNTH_FRAMES})`, '100')
     .option('--seed <s>', 'seed of the town, the traffic and the sensor noise', '1')
     .option('--lidar <model>', `sensor: ${LIDAR_MODELS.join(' | ')}`, 'hdl64')
     .option('--azimuth <steps>', "firing columns per revolution (default: the sensor's)")
@@ -53,7 +58,7 @@ export function register(program: Command): void {
         'and as Arrow tables under scenario/.',
     )
     .action(async (opts: SynthCliOptions) => {
-      const frames = positiveInt('--frames', opts.frames);
+      const frames = positiveInt('--frames', opts.frames, 1, MAX_SYNTH_FRAMES);
       const seed = positiveInt('--seed', opts.seed, 0);
       if (!LIDAR_MODELS.includes(opts.lidar as LidarModel)) {
         throw new InputError(
@@ -63,7 +68,9 @@ export function register(program: Command): void {
       }
       const workers = threadsInput(opts) ?? coreCount();
       const sensor =
-        opts.azimuth === undefined ? {} : { azimuthSteps: positiveInt('--azimuth', opts.azimuth, 16) };
+        opts.azimuth === undefined
+          ? {}
+          : { azimuthSteps: positiveInt('--azimuth', opts.azimuth, 16, MAX_AZIMUTH_STEPS) };
       const started = Date.now();
       const result = await writeSyntheticLog({
         out: opts.out,

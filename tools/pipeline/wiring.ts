@@ -2,7 +2,6 @@
 // a PUSH (connects) → PULL (binds) pair on a unix socket in a temp folder or a fixed loopback TCP port.
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { LogReader } from '../../datasets/logstore.ts';
 import { Forecaster } from '../../worldmodel/forecasterModel.ts';
@@ -11,6 +10,7 @@ import { SHIPPED_WORLDMODEL } from '../commands/forecast.ts';
 import { SHIPPED_TOKENIZER } from '../commands/tokenize.ts';
 import { forecastContextFrames } from '../stages/forecast.ts';
 import type { PipelineConfig } from './config.ts';
+import { makeSocketDir } from './runMarker.ts';
 
 export type Role = 'source' | 'stage' | 'sink';
 
@@ -80,8 +80,8 @@ const argValue = (args: readonly string[], flag: string): string | undefined => 
 const FLUSH_MS = '600000';
 
 export async function wirePipeline(cfg: PipelineConfig): Promise<Wiring> {
-  // Short, so ipc paths stay under Linux's 107-byte limit.
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'dk-pipe-'));
+  // Short, so ipc paths stay under Linux's 107-byte limit; named with the pid, so a killed run's is found.
+  const tmp = makeSocketDir();
   const url = async (name: string) =>
     cfg.transport === 'ipc' ? `ipc://${tmp}/${name}.sock` : `tcp://127.0.0.1:${await freePort()}`;
   // A stage that has sent its last message exits only once a slower peer has taken everything: its

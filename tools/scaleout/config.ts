@@ -32,3 +32,5 @@ export const DEFAULT_SCALEOUT_CONFIG: ScaleoutConfig = {
 
 /** Environment variable through which the worker hands its storage roots to its job processes. */
 export const ROOTS_ENV = 'DRIVEKIT_JOB_ROOTS';
+/** The pid of the worker that forked a job process: the job process stops as soon as it is gone. */
+export const WORKER_PID_ENV = 'DRIVEKIT_WORKER_PID';

@@ -1,7 +1,7 @@
 // What `drivekit jobs` shows: every BullMQ queue on the Redis server with its job counts by state, and
 // its failed jobs with their input and one-line error.
-import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
+import { CheckedQueue } from './checkedJob.ts';
 import type { RedisConnection } from './connection.ts';
 import type { JobPayload } from './payload.ts';
 
@@ -47,7 +47,7 @@ export async function reportQueues(
   const names = only ? [only] : await queueNames(connection);
   const out: QueueReport[] = [];
   for (const name of names) {
-    const queue = new Queue(name, { connection });
+    const queue = new CheckedQueue(name, { connection });
     try {
       const counts = await queue.getJobCounts(...STATES);
       const failed = await queue.getFailed(0, Math.max(0, maxFailures - 1));

@@ -4,13 +4,11 @@ import type { SandboxedJob } from 'bullmq';
 import { describeError, InputError } from '../../core/errors.ts';
 import type { ChildResult } from './aggregate.ts';
 import { ROOTS_ENV } from './config.ts';
+// Stops this process when its worker is gone (also loaded before BullMQ's code, through execArgv).
+import './jobProcessGuard.ts';
 import { inputHash, outputPaths, readDoneMarker, writeDoneMarker } from './marker.ts';
 import { type AggregatePayload, jobCommand, type JobPayload, validatePayload } from './payload.ts';
 import { runCommandInProcess } from './runCommand.ts';
-
-// The worker that forked this process died (SIGKILL, machine lost): stop now, so that the job's new
-// owner is the only one writing its outputs.
-process.on('disconnect', () => process.exit(137));
 
 function roots(): string[] {
   const r = JSON.parse(process.env[ROOTS_ENV] ?? '[]') as unknown;

@@ -1,10 +1,11 @@
 // A scale-out worker: a BullMQ Worker on the queue whose jobs run in sandboxed child processes (one per
 // concurrent job), so a crashing or CPU-bound command never stops the worker renewing its job locks.
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'bullmq';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Worker } from 'bullmq';
 import { InputError } from '../../core/errors.ts';
-import { ROOTS_ENV, type ScaleoutConfig } from './config.ts';
+import { CheckedWorker } from './checkedJob.ts';
+import { ROOTS_ENV, type ScaleoutConfig, WORKER_PID_ENV } from './config.ts';
 import type { RedisConnection } from './connection.ts';
 
 export interface WorkerOptions {
@@ -18,6 +19,8 @@ export interface WorkerOptions {
 }
 
 const PROCESSOR = fileURLToPath(new URL('./processor.ts', import.meta.url));
+// Beside the processor, with its extension (the sources' .ts, or a compiled tree's .js).
+const GUARD = pathToFileURL(PROCESSOR.replace(/processor(\.[cm]?[jt]s)$/, 'jobProcessGuard$1')).href;
 
 export function startWorker(opts: WorkerOptions): Worker {
   if (!(Number.isInteger(opts.concurrency) && opts.concurrency >= 1))
@@ -25,16 +28,17 @@ export function startWorker(opts: WorkerOptions): Worker {
   const roots = opts.roots.map((r) => path.resolve(r));
   const log = opts.log ?? ((l: string) => process.stderr.write(l + '\n'));
   const { config } = opts;
-  const worker = new Worker(config.queue, PROCESSOR, {
+  const worker = new CheckedWorker(config.queue, PROCESSOR, {
     connection: opts.connection,
     concurrency: opts.concurrency,
     lockDuration: config.lockDurationMs,
     stalledInterval: config.stalledIntervalMs,
     maxStalledCount: config.maxStalledCount,
     workerForkOptions: {
-      // The job processes load the TypeScript sources through tsx, as bin/drivekit.js does.
-      execArgv: ['--import', import.meta.resolve('tsx')],
-      env: { ...process.env, [ROOTS_ENV]: JSON.stringify(roots) },
+      // The job processes load the TypeScript sources through tsx, as bin/drivekit.js does, and first of all
+      // the guard that stops them when this worker is gone.
+      execArgv: ['--import', import.meta.resolve('tsx'), '--import', GUARD],
+      env: { ...process.env, [ROOTS_ENV]: JSON.stringify(roots), [WORKER_PID_ENV]: String(process.pid) },
     },
   });
   worker.on('completed', (job) =>
