@@ -50,6 +50,9 @@ export async function runCli(argv: string[]): Promise<number> {
     )
     .version(packageVersion())
     .exitOverride();
+  // bin/drivekit.js says whether it started the compiled tree (dist/) or the sources through tsx.
+  const ranFrom = process.env.DRIVEKIT_RAN_FROM;
+  if (ranFrom) program.addHelpText('after', `\nRunning ${ranFrom}.`);
   const wanted = argv[2];
   for (const spec of COMMANDS) {
     if (spec.name === wanted) {

@@ -32,8 +32,9 @@ export function startWorker(opts: WorkerOptions): Worker {
     stalledInterval: config.stalledIntervalMs,
     maxStalledCount: config.maxStalledCount,
     workerForkOptions: {
-      // The job processes load the TypeScript sources through tsx, as bin/drivekit.js does.
-      execArgv: ['--import', import.meta.resolve('tsx')],
+      // From source the job processes load the TypeScript through tsx, as bin/drivekit.js does;
+      // from the compiled tree (dist/) they need no loader.
+      execArgv: PROCESSOR.endsWith('.ts') ? ['--import', import.meta.resolve('tsx')] : [],
       env: { ...process.env, [ROOTS_ENV]: JSON.stringify(roots) },
     },
   });
