@@ -1,4 +1,4 @@
-// CLI start-up benchmark: wall time of `drivekit --version` and `drivekit --help` as a user runs them
+// CLI start-up benchmark: wall time of `drivekit --version`, `--help` and `sim --help` as a user runs them
 // (a fresh process each), from the compiled tree (dist/) and from the sources through tsx, cold and warm.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -38,6 +38,8 @@ export const benchmarks: Benchmark[] = [
       for (const [cmd, args] of [
         ['version', ['--version']],
         ['help', ['--help']],
+        // A command's own help loads its module tree: the start-up of a real command.
+        ['sim_help', ['sim', '--help']],
       ] as const) {
         // Cold: the first run after the build (compiled) / with an empty tsx cache (sources): what a
         // fresh clone sees. tsx keeps its cache under the temp folder, so a fresh one empties it.
@@ -70,7 +72,7 @@ export const benchmarks: Benchmark[] = [
         reps: CLI_BENCH.reps,
         ...figure,
         target_ms: 1000,
-        met: figure.version_ms_compiled_warm < 1000 && figure.help_ms_compiled_warm < 1000,
+        met: ['version', 'help', 'sim_help'].every((c) => figure[`${c}_ms_compiled_warm`] < 1000),
       });
     },
   },

@@ -177,7 +177,7 @@ export function register(program: Command): void {
   const cmd = program
     .command('sim')
     .description(
-      'N seeded closed-loop rollouts of built-in agents per scenario, scored with the Sim Agents (WOSAC 2025) realism metric and collision/off-road/ADE metrics',
+      'N seeded closed-loop rollouts of traffic agents (replay, CV, IDM, the shipped learned agent or any agent .onnx) per scenario, scored with the Sim Agents (WOSAC 2025) realism metric and collision/off-road/ADE metrics',
     )
     .requiredOption(
       '--scenarios <path>',
@@ -193,7 +193,7 @@ export function register(program: Command): void {
     )
     .option(
       '--rollouts <n>',
-      `seeded rollouts per scenario (default ${DEFAULT_ROLLOUTS}, the Sim Agents setting; 1 with --deterministic)`,
+      `seeded rollouts per scenario (default: ${DEFAULT_ROLLOUTS}, the Sim Agents setting; 1 with --deterministic)`,
       intOption('--rollouts', 1),
     )
     .option(
