@@ -87,7 +87,7 @@ export function register(program: Command): void {
     const log = await LogReader.open(opts.log);
     try {
       const t0 = Date.now();
-      const bar = createProgress('detect', log.frameCount, { silent: opts.json });
+      const bar = createProgress('detect', log.frameCount, { silent: opts.json, unit: 'frames' });
       const ms: number[] = [];
       let boxes;
       try {

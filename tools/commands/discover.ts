@@ -117,7 +117,7 @@ export function register(program: Command): void {
       );
       const log = await LogReader.open(opts.log);
       try {
-        const bar = createProgress('discover', log.frameCount, { silent: opts.json });
+        const bar = createProgress('discover', log.frameCount, { silent: opts.json, unit: 'frames' });
         let result;
         try {
           result = await discoverLog(log, cfg, bar);

@@ -89,7 +89,7 @@ export function register(program: Command): void {
         dropImplausible: opts.dropImplausible,
         rateHz: opts.rate,
         overwrite: opts.force,
-        progress: (total) => createProgress('import', total, { silent: opts.json }),
+        progress: (total) => createProgress('import', total, { silent: opts.json, unit: 'frames' }),
       });
       const log = await LogReader.open(opts.out);
       try {

@@ -76,7 +76,7 @@ export function register(program: Command): void {
         if (log.frameCount === 0)
           throw new InputError(opts.log, 'the log has no frames: nothing to estimate poses from');
         const source = sourcePosesOf(opts.log);
-        const bar = createProgress('odometry', log.frameCount, { silent: opts.json });
+        const bar = createProgress('odometry', log.frameCount, { silent: opts.json, unit: 'frames' });
         const started = Date.now();
         let r;
         try {

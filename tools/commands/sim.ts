@@ -93,7 +93,7 @@ export async function runSim(opts: SimOptions): Promise<Record<string, unknown>>
   };
   // Scenarios go in chunks of about CHUNK_AGENTS agents × rollouts, their rollouts appended to the file
   // as they come, so memory stays flat however many scenarios and rollouts are asked for.
-  const bar = createProgress('sim', scenarios.length, { silent: opts.json });
+  const bar = createProgress('sim', scenarios.length, { silent: opts.json, unit: 'scenarios' });
   const results: Omit<ScenarioRollout, 'tracks' | 'allTracks' | 'samples'>[] = [];
   const wosacRows: WosacScenarioScore[] = [];
   let appender: ArrowFileAppender | null = null;
