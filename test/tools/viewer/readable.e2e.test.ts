@@ -215,6 +215,17 @@ suite('drivekit view: a picture a reader can read', () => {
     const view = await rect(page, '#view');
     const img = await shot(page);
     await expectSwatch(page, img, 'ego', EGO);
+    // The grid runs both ways: rows crossed by lines along the heading hold a few grid pixels, where
+    // lines across it fill whole rows.
+    const gridRgb = rgbOf(GRID);
+    let crossed = 0;
+    for (let y = Math.ceil(view.y + view.height / 2); y < Math.floor(view.y + view.height); y++) {
+      let n = 0;
+      for (let x = Math.ceil(view.x); x < Math.floor(view.x + view.width); x++)
+        if (near(img.data, 4 * (y * img.width + x), gridRgb, 12)) n++;
+      if (n > 0 && n < view.width / 4) crossed++;
+    }
+    expect(crossed).toBeGreaterThan(view.height / 4);
     const withEgo = countIn(img, view, EGO, 10);
     expect(withEgo).toBeGreaterThan(100);
     await setLayer(page, 'ego', false);
@@ -269,13 +280,16 @@ suite('drivekit view: a picture a reader can read', () => {
     const calm = 0;
     expect(await flagged(1, ids[0]!)).not.toContain(calm);
     await page.selectOption('#scenarioPick', ids[0]!);
+    await page.waitForFunction(`window.viewer.info.rollout_choice.scenario === ${JSON.stringify(ids[0])}`);
     await page.evaluate(`window.viewer.show(${calm})`);
     await waitForViewerFrame(page, calm);
     expect(countIn(await shot(page), view, COLLISION, 20)).toBe(0);
     // The second rollout is another request's data: the page shows it.
     await page.selectOption('#rolloutPick', '1');
     await page.waitForFunction('window.viewer.info.rollout_choice.rollout === 1');
-    expect(await page.locator('#status').textContent()).toContain('rollout 1');
+    // The status line names what is drawn once the frame of the new rollout is.
+    await page.waitForFunction("document.getElementById('status').textContent.includes('rollout 1:')");
+    expect(new URL(page.url()).searchParams.get('rollout')).toBe('1');
     await page.close();
   }, 60_000);
 

@@ -299,7 +299,15 @@ function buildPicker() {
   for (let r = 0; r < n; r++) ro.append(new Option(`rollout ${r}`, String(r), false, r === c.rollout));
 }
 
-async function pick(scenario, rollout) {
+/** Picks run one after another: a later one never sees an earlier one's info land after its own. */
+let picking = Promise.resolve();
+
+function pick(scenario, rollout) {
+  picking = picking.then(() => applyPick(scenario, rollout)).catch((e) => status(String(e.message ?? e)));
+  return picking;
+}
+
+async function applyPick(scenario, rollout) {
   pause();
   choice.scenario = scenario;
   choice.rollout = rollout;

@@ -237,8 +237,14 @@ export class ViewerScene {
   setGrid(centre, z) {
     let grid = this.layers.grid;
     if (!grid) {
-      grid = new THREE.GridHelper(200, 200 / GRID_CELL_M, GRID_COLOUR, GRID_COLOUR);
-      grid.rotation.x = Math.PI / 2; // three's grid lies in x–z; drivekit's ground is x–y
+      // One segment a cell side: lines 200 m long that pass behind the chase camera were dropped whole
+      // by the rasteriser (SwiftShader), so the lines along the heading vanished.
+      const half = 100;
+      const v = [];
+      for (let k = -half; k <= half; k += GRID_CELL_M)
+        for (let t = -half; t < half; t += GRID_CELL_M)
+          v.push(t, k, 0, t + GRID_CELL_M, k, 0, k, t, 0, k, t + GRID_CELL_M, 0);
+      grid = lines(new Float32Array(v), GRID_COLOUR);
       this.setLayer('grid', grid, this.world);
     }
     grid.position.set(
