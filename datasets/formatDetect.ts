@@ -9,6 +9,8 @@ export interface DetectedFormat {
   format: string;
   /** What gave it away, for the user: "22 .pcd files", "sensors/lidar/ with .feather sweeps". */
   evidence: string;
+  /** The path to give the reader when it is not the one detected on (a KITTI raw drive's velodyne_points/). */
+  input?: string;
 }
 
 /** File-name endings per format, most specific first (a nuScenes `.pcd.bin` also ends in `.bin`). */
@@ -64,6 +66,10 @@ export function detectFormat(input: string): DetectedFormat | null {
     if (isDir(d) && byFileNames(d)?.format === 'kitti')
       return { format: 'kitti', evidence: `KITTI .bin sweeps in ${sub}/` };
   }
+  // A KITTI raw drive folder: its sweeps are in velodyne_points/data/, which the reader takes from velodyne_points/.
+  const raw = path.join(input, 'velodyne_points');
+  if (isDir(path.join(raw, 'data')) && byFileNames(path.join(raw, 'data'))?.format === 'kitti')
+    return { format: 'kitti', evidence: 'KITTI raw sweeps in velodyne_points/data/', input: raw };
   return byFileNames(input);
 }
 

@@ -31,6 +31,12 @@ describe('detectFormat', () => {
       evidence: 'KITTI .bin sweeps in velodyne/',
     });
     expect(detectFormat(folder('raw', ['data/0000000000.bin']))?.format).toBe('kitti');
+    const drive = folder('drive', ['velodyne_points/data/0000000000.bin', 'velodyne_points/timestamps.txt']);
+    expect(detectFormat(drive)).toEqual({
+      format: 'kitti',
+      evidence: 'KITTI raw sweeps in velodyne_points/data/',
+      input: path.join(drive, 'velodyne_points'),
+    });
     expect(
       detectFormat(folder('av2', ['sensors/lidar/1.feather', 'city_SE3_egovehicle.feather']))?.format,
     ).toBe('av2');

@@ -61,6 +61,7 @@ export function register(program: Command): void {
       if (opts.posesFrame !== undefined && opts.posesFrame !== 'camera' && opts.posesFrame !== 'vehicle')
         throw new InputError('--poses-frame', `'${opts.posesFrame}' is not 'camera' or 'vehicle'`);
       let format = opts.format;
+      let source = input;
       if (format === undefined) {
         const found = detectFormat(input);
         if (!found)
@@ -69,12 +70,15 @@ export function register(program: Command): void {
             `cannot tell the format from its file names (give --format: ${Object.keys(READERS).join(', ')})`,
           );
         format = found.format;
-        process.stderr.write(`import: format ${format} (detected: ${found.evidence}; --format to choose)\n`);
+        source = found.input ?? input;
+        process.stderr.write(
+          `import: format ${format} (detected: ${found.evidence}; --format to choose)${source !== input ? `, reading ${source}` : ''}\n`,
+        );
       }
       let posesPath = typeof opts.poses === 'string' ? opts.poses : undefined;
       // AV2 and nuScenes carry their own ego poses; a text file beside them is not theirs to use.
       if (opts.poses === undefined && READERS[format] && format !== 'av2') {
-        const beside = posesBeside(input);
+        const beside = posesBeside(source);
         if (beside) {
           posesPath = beside;
           process.stderr.write(
@@ -82,7 +86,7 @@ export function register(program: Command): void {
           );
         }
       }
-      await importLog(input, format, opts.out, {
+      await importLog(source, format, opts.out, {
         posesPath,
         posesFrame: opts.posesFrame,
         keepOriginPoints: opts.keepOriginPoints,
