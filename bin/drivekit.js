@@ -38,9 +38,17 @@ function distProblem() {
   return '';
 }
 
-const problem = process.env.DRIVEKIT_FROM_SOURCE ? 'DRIVEKIT_FROM_SOURCE is set' : distProblem();
+const COMPILED = 'compiled JavaScript in dist/';
+// The re-run child of the malloc wrapper (core/mallocEnv.ts) takes its wrapper's choice instead of
+// walking the sources again (tens of ms on a busy machine).
+const wrapperChose = process.env.DRIVEKIT_WRAPPER_PID ? process.env.DRIVEKIT_RAN_FROM : undefined;
+const problem = process.env.DRIVEKIT_FROM_SOURCE
+  ? 'DRIVEKIT_FROM_SOURCE is set'
+  : wrapperChose === COMPILED
+    ? ''
+    : distProblem();
 if (problem === '') {
-  process.env.DRIVEKIT_RAN_FROM = 'compiled JavaScript in dist/';
+  process.env.DRIVEKIT_RAN_FROM = COMPILED;
   const { reexecWithTunedMalloc } = await import('../dist/core/mallocEnv.js');
   if (!reexecWithTunedMalloc()) await import('../dist/tools/cli.js');
 } else {
