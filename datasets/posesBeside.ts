@@ -6,13 +6,14 @@ import path from 'node:path';
 const POSES_NAME = /^poses.*\.txt$/i;
 
 /**
- * The one `poses*.txt` in the folder of `input` (the input itself when it is a folder, or the root above
- * a KITTI `velodyne/` folder); null when there is none, or several (then the user must choose with --poses).
+ * The one `poses*.txt` in the folder of frames `input` (or in the root above a KITTI `velodyne/` folder);
+ * null when there is none, or several (then the user must choose with --poses), and for a single-file input:
+ * a sequence's poses file has a line per frame of the folder, not per file.
  */
 export function posesBeside(input: string): string | null {
   const stat = fs.statSync(input, { throwIfNoEntry: false });
-  if (!stat) return null;
-  const dir = stat.isDirectory() ? input : path.dirname(input);
+  if (!stat?.isDirectory()) return null;
+  const dir = input;
   const dirs = path.basename(dir) === 'velodyne' ? [dir, path.dirname(dir)] : [dir];
   for (const d of dirs) {
     const found = fs

@@ -61,12 +61,13 @@ describe('detectFormat', () => {
 describe('posesBeside', () => {
   it('finds the one poses*.txt beside the frames, also above a velodyne/ folder', () => {
     expect(posesBeside(path.join(tmp, 'pcd'))).toBe(path.join(tmp, 'pcd', 'poses.txt'));
-    expect(posesBeside(path.join(tmp, 'pcd', '0.pcd'))).toBe(path.join(tmp, 'pcd', 'poses.txt'));
+
     const k = folder('kitti-poses', ['velodyne/0.bin', 'poses_gt.txt']);
     expect(posesBeside(path.join(k, 'velodyne'))).toBe(path.join(k, 'poses_gt.txt'));
   });
 
-  it('takes none when there are several or none', () => {
+  it('takes none when there are several or none, or for one file of a sequence', () => {
+    expect(posesBeside(path.join(tmp, 'pcd', '0.pcd'))).toBeNull();
     expect(posesBeside(folder('two', ['0.pcd', 'poses_a.txt', 'poses_b.txt']))).toBeNull();
     expect(posesBeside(folder('none', ['0.pcd', 'times.txt']))).toBeNull();
   });
