@@ -29,7 +29,17 @@ function layer(folder, forbidden, why) {
 }
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'out/**', 'runs/**', 'models/**'] },
+  {
+    ignores: [
+      'node_modules/**',
+      'out/**',
+      'runs/**',
+      'models/**',
+      'dist/**',
+      'dist.tmp-*/**',
+      'dist.old-*/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -3,7 +3,10 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/** The checkout's root, whether this module runs from source (core/) or compiled (dist/core/). */
+export const REPO_ROOT = ((here: string) => (path.basename(here) === 'dist' ? path.dirname(here) : here))(
+  path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'),
+);
 
 export function sharedDataDir(): string {
   return process.env.DRIVEKIT_SHARED_DATA ?? path.resolve(REPO_ROOT, '..', 'shared', 'data');

@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import { InputError } from '../core/errors.ts';
 import type { Progress } from '../core/progress.ts';
 import { LogWriter, type LogMeta } from './logstore.ts';
-import type { ReaderOptions, SourceOpener } from './source.ts';
+import type { ReaderOptions, SourceOpener, SourceSequence } from './source.ts';
+import { formatHint } from './formatDetect.ts';
 
 /** Formats `drivekit import --format` accepts, each loaded lazily (readers pull in their own libraries). */
 export const READERS: Record<string, () => Promise<SourceOpener>> = {
@@ -30,11 +31,24 @@ export async function importLog(
   opts: ImportOptions = {},
 ): Promise<LogMeta> {
   const load = READERS[format];
+  // An unknown format is a usage error (it names the option), whatever the path holds.
   if (!load)
-    throw new InputError(inputPath, `unknown format '${format}' (known: ${Object.keys(READERS).join(', ')})`);
+    throw new InputError(
+      '--format',
+      `unknown format '${format}' (known: ${Object.keys(READERS).join(', ')})${fs.existsSync(inputPath) ? formatHint(inputPath, format) : ''}`,
+    );
   if (!fs.existsSync(inputPath)) throw new InputError(inputPath, 'no such file or directory');
   const open = await load();
-  const seq = await open(inputPath, opts);
+  let seq: SourceSequence;
+  try {
+    seq = await open(inputPath, opts);
+  } catch (e) {
+    // A reader refusing the path often means the wrong --format: say which one the path looks like.
+    const hint = e instanceof InputError ? formatHint(inputPath, format) : '';
+    throw hint
+      ? new InputError(e instanceof InputError ? e.file : inputPath, (e as InputError).problem + hint)
+      : e;
+  }
   const outExisted = fs.existsSync(outDir);
   const extra: Record<string, unknown> = { importedFrom: inputPath, format, ...seq.extra };
   const writer = LogWriter.create(outDir, {

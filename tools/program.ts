@@ -1,7 +1,7 @@
 // The `drivekit` program: the command table registered with commander (each command loaded only when it
 // runs), usage errors as one line with exit code 2, runtime errors as one line with exit code 1 (docs/cli.md).
 import fs from 'node:fs';
-import { Command } from 'commander';
+import { Command, Help, type Option } from 'commander';
 import { describeError, InputError } from '../core/errors.ts';
 import { COMMANDS } from './commands/index.ts';
 
@@ -36,6 +36,24 @@ export function oneLineUsageErrors(cmd: Command, name: string): void {
   for (const sub of cmd.commands) oneLineUsageErrors(sub, `${name} ${sub.name()}`);
 }
 
+/**
+ * An option's help text with its default written one way everywhere, `(default: 100)`: the default a
+ * description already states is not repeated, and commander's JSON quotes ("100") are dropped.
+ */
+export function optionHelp(this: Help, option: Option): string {
+  const text = option.description ?? '';
+  if (/\(default: /.test(text)) return text;
+  return Help.prototype.optionDescription
+    .call(this, option)
+    .replace(/(\(|, )default: "([^"]*)"/, '$1default: $2');
+}
+
+/** Every command of the tree writes its defaults as optionHelp does (added subcommands inherit nothing). */
+export function defaultsOneWay(cmd: Command): void {
+  cmd.configureHelp({ ...cmd.configureHelp(), optionDescription: optionHelp });
+  for (const sub of cmd.commands) defaultsOneWay(sub);
+}
+
 /** An InputError naming an option (`--range: must be …`) is a usage error; one naming a file is not. */
 const isUsageInputError = (e: unknown) => e instanceof InputError && e.file.startsWith('--');
 
@@ -50,6 +68,9 @@ export async function runCli(argv: string[]): Promise<number> {
     )
     .version(packageVersion())
     .exitOverride();
+  // bin/drivekit.js says whether it started the compiled tree (dist/) or the sources through tsx.
+  const ranFrom = process.env.DRIVEKIT_RAN_FROM;
+  if (ranFrom) program.addHelpText('after', `\nRunning ${ranFrom}.`);
   const wanted = argv[2];
   for (const spec of COMMANDS) {
     if (spec.name === wanted) {
@@ -60,6 +81,7 @@ export async function runCli(argv: string[]): Promise<number> {
     }
   }
   oneLineUsageErrors(program, 'drivekit');
+  defaultsOneWay(program);
   try {
     await program.parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
@@ -76,7 +98,9 @@ export async function runCli(argv: string[]): Promise<number> {
       bug && !process.env.DRIVEKIT_DEBUG ? ' (a bug in drivekit: DRIVEKIT_DEBUG=1 shows where)' : '';
     const usage = isUsageInputError(e);
     const see = usage && wanted ? ` (see drivekit ${wanted} --help)` : '';
-    process.stderr.write(`drivekit: ${bug ? 'internal error: ' : ''}${describeError(e)}${hint}${see}\n`);
+    // Every error of a command names it, as commander's usage errors do: `drivekit <command>: …`.
+    const who = wanted && COMMANDS.some((c) => c.name === wanted) ? `drivekit ${wanted}` : 'drivekit';
+    process.stderr.write(`${who}: ${bug ? 'internal error: ' : ''}${describeError(e)}${hint}${see}\n`);
     if (process.env.DRIVEKIT_DEBUG) console.error(e);
     return usage ? USAGE_EXIT : 1;
   }

@@ -129,7 +129,7 @@ export async function evalForecast(o: EvalForecastOptions): Promise<EvalForecast
     if (ok.length) plan.push([h, offs, ok]);
   }
   const total = plan.reduce((n, [, offs, ok]) => n + offs.length * ok.length, 0);
-  const bar = o.progress ? createProgress('eval-forecast', total) : null;
+  const bar = o.progress ? createProgress('eval-forecast', total, { unit: 'forecasts' }) : null;
   for (const [h, offs, ok] of plan) {
     const per: Record<Method, { fig: SweepFigures[]; movers: number[] }[]> = {
       model: [],

@@ -113,7 +113,7 @@ export async function forecastLog(
     return own.get(f)!;
   };
   const records: ForecastRecord[] = [];
-  const bar = o.progress ? createProgress('forecast', starts.length) : null;
+  const bar = o.progress ? createProgress('forecast', starts.length, { unit: 'forecasts' }) : null;
   const logits = (feeds: Parameters<Forecaster['logits']>[0]) => fc.logits(feeds);
   for (const t0 of starts) {
     const rng = new Rng((o.seed * 1000003 + t0) >>> 0);

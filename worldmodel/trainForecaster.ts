@@ -178,7 +178,7 @@ export async function trainForecaster(opts: TrainForecasterOptions) {
     heldWindows: held.length,
     best: extra.best,
   });
-  const bar = opts.progress ? createProgress('train-worldmodel', opts.steps) : null;
+  const bar = opts.progress ? createProgress('train-worldmodel', opts.steps, { unit: 'steps' }) : null;
   bar?.update(trainer.stepCount);
   const win = { loss: [] as number[], acc: [] as number[], occ: [] as number[], chg: [] as number[] };
   let ran = 0;

@@ -215,7 +215,7 @@ export async function trainTokenizer(opts: TrainTokenizerOptions): Promise<Train
     best: state.best,
   });
 
-  const bar = opts.progress ? createProgress('train-tokenizer', opts.steps) : null;
+  const bar = opts.progress ? createProgress('train-tokenizer', opts.steps, { unit: 'steps' }) : null;
   bar?.update(trainer.stepCount);
   const window: Record<string, number[]> = { loss: [], depthL1: [], perplexity: [] };
   let ranThisCall = 0;

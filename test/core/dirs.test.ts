@@ -42,7 +42,7 @@ describe('makeDirs', () => {
       )) as { code: number; stderr: string } | null;
       expect(e?.code).toBe(1);
       expect(e!.stderr.trim()).toBe(
-        'drivekit: /proc/x: cannot create directory: /proc does not accept new entries',
+        'drivekit longtail: /proc/x: cannot create directory: /proc does not accept new entries',
       );
     },
     20_000,

@@ -79,7 +79,7 @@ describe('drivekit command-line conventions', () => {
     const bad = await cli('sim', '--scenarios', 'x', '--agents', 'cv', '--out', 'y', '--rollouts', 'many');
     expect([bad.code, bad.stderr]).toEqual([
       2,
-      "drivekit: --rollouts: must be a whole number ≥ 1 and ≤ 1024, got 'many' (see drivekit sim --help)\n",
+      "drivekit sim: --rollouts: must be a whole number ≥ 1 and ≤ 1024, got 'many' (see drivekit sim --help)\n",
     ]);
     expect((await cli('no-such-command')).code).toBe(2);
   }, 60_000);
@@ -169,9 +169,12 @@ describe('drivekit command-line conventions', () => {
     const info = JSON.parse((await cli('info', log, '--json')).stdout);
     expect(info).toMatchObject({ frames: 2, duration_s: 0.1, labels: { classes: { Car: 1 } } });
     const two = await cli('info', log, '--log', path.join(tmp, 'other'));
-    expect([two.code, two.stderr]).toEqual([2, expect.stringMatching(/^drivekit: --log: two logs given/)]);
+    expect([two.code, two.stderr]).toEqual([
+      2,
+      expect.stringMatching(/^drivekit info: --log: two logs given/),
+    ]);
     const none = await cli('info');
-    expect([none.code, none.stderr]).toEqual([2, expect.stringMatching(/^drivekit: --log: missing/)]);
+    expect([none.code, none.stderr]).toEqual([2, expect.stringMatching(/^drivekit info: --log: missing/)]);
   });
 
   it('still takes --range and --workers for one version, with a note; old and new name together is an error', async () => {

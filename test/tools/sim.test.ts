@@ -221,7 +221,7 @@ describe('drivekit sim / export', () => {
     );
     expect(p.status).toBe(1);
     expect(p.stderr.trim()).toMatch(
-      /^drivekit: .*cut\.tfrecord: truncated TFRecord: record 0 at byte 0 declares 952947 data bytes but only 3984 remain$/,
+      /^drivekit sim: .*cut\.tfrecord: truncated TFRecord: record 0 at byte 0 declares 952947 data bytes but only 3984 remain$/,
     );
     expect(fs.existsSync(path.join(tmp, 'x'))).toBe(false);
   });

@@ -60,7 +60,7 @@ export function register(program: Command): void {
       `drop boxes scored below this (default: the model’s, ${DEFAULT_DECODE_CONFIG.scoreThreshold})`,
       unit('--score'),
     )
-    .option('--nms <iou>', `BEV IoU of rotated NMS (default ${DEFAULT_DECODE_CONFIG.nmsIou})`, unit('--nms'))
+    .option('--nms <iou>', `BEV IoU of rotated NMS (default: ${DEFAULT_DECODE_CONFIG.nmsIou})`, unit('--nms'))
     .option('--threads <n>', 'onnxruntime threads (default: all cores)', intOption('--threads', 1))
     .option('--device <device>', "'cpu' or 'cuda' (needs onnxruntime's CUDA binaries)", 'cpu')
     .option('--json', 'print the summary as one JSON object (snake_case keys, docs/cli.md)');
@@ -87,7 +87,7 @@ export function register(program: Command): void {
     const log = await LogReader.open(opts.log);
     try {
       const t0 = Date.now();
-      const bar = createProgress('detect', log.frameCount, { silent: opts.json });
+      const bar = createProgress('detect', log.frameCount, { silent: opts.json, unit: 'frames' });
       const ms: number[] = [];
       let boxes;
       try {

@@ -83,12 +83,12 @@ export function register(program: Command): void {
     )
     .option(
       '--cluster-range <m>',
-      `clustering radius around the ego, m (default ${DEFAULT_CLUSTER_CONFIG.rangeM})`,
+      `clustering radius around the ego, m (default: ${DEFAULT_CLUSTER_CONFIG.rangeM})`,
       numberOption('--cluster-range', { above: 0 }),
     )
     .option(
       '--min-track <frames>',
-      `drop tracks seen in fewer frames (default ${DEFAULT_REFINE_CONFIG.minTrackFrames})`,
+      `drop tracks seen in fewer frames (default: ${DEFAULT_REFINE_CONFIG.minTrackFrames})`,
       intOption('--min-track', 1),
     )
     .option('--config <json>', 'pipeline config overrides: {ground, cluster, boxfit, tracker, refine}')
@@ -117,7 +117,7 @@ export function register(program: Command): void {
       );
       const log = await LogReader.open(opts.log);
       try {
-        const bar = createProgress('discover', log.frameCount, { silent: opts.json });
+        const bar = createProgress('discover', log.frameCount, { silent: opts.json, unit: 'frames' });
         let result;
         try {
           result = await discoverLog(log, cfg, bar);

@@ -60,7 +60,7 @@ export function register(program: Command): void {
     )
     .option(
       '--min-gt-points <n>',
-      `ground truth with fewer LiDAR points is ignored (default ${DEFAULT_AP_CONFIG.minGtPoints})`,
+      `ground truth with fewer LiDAR points is ignored (default: ${DEFAULT_AP_CONFIG.minGtPoints})`,
       intOption('--min-gt-points', 0),
     )
     .option(

@@ -51,7 +51,7 @@ export function register(program: Command): void {
         const origin = sensorOrigin(log.meta);
         const score = new TokenizerScore(tok.config.quantizer.codes);
         const frames = spreadFrames(log.frameCount, n);
-        const bar = createProgress('eval-tokenizer', frames.length);
+        const bar = createProgress('eval-tokenizer', frames.length, { unit: 'frames' });
         for (const i of frames) {
           score.add(await reconstructFrame(tok, await log.readFrame(i), origin, `${opts.log} frame ${i}`));
           bar.tick();

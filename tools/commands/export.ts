@@ -229,15 +229,15 @@ export function register(program: Command): void {
     .option('--rollouts <dir>', 'output directory of `drivekit sim`')
     .option(
       '--log <dir>',
-      'a drivekit log to export as Parquet (points, poses, labels, detections, tracks; default --out <log>-parquet) or Foxglove MCAP (default --out <log>.mcap)',
+      'a drivekit log to export as Parquet (points, poses, labels, detections, tracks; default: --out <log>-parquet) or Foxglove MCAP (default: --out <log>.mcap)',
     )
     .requiredOption('--format <format>', EXPORT_FORMATS.join(' | '))
     .option(
       '--out <path>',
-      'output directory (default <rollouts>/export-<format>); wosac: the file (default <rollouts>/submission.binproto)',
+      'output directory (default: <rollouts>/export-<format>); wosac: the file (default: <rollouts>/submission.binproto)',
     )
     .option('--account <email>', 'wosac: the waymo.com/open account the submission is for')
-    .option('--method-name <name>', 'wosac: the method name on the leaderboard (default drivekit-<agents>)')
+    .option('--method-name <name>', 'wosac: the method name on the leaderboard (default: drivekit-<agents>)')
     .option(
       '--lidar',
       "also render the ego's LiDAR over each rollout into a log (frames, poses, box labels); with --format parquet or mcap, the log's Parquet tables or MCAP file",

@@ -1,8 +1,11 @@
-// `drivekit import <path> --format <fmt> --out <log>`: any supported dataset into a drivekit log.
+// `drivekit import <path> [--format <fmt>] --out <log>`: any supported dataset into a drivekit log; the
+// format is detected from the path's layout when not given, and a poses*.txt beside the frames is read.
 import type { Command } from 'commander';
 import { InputError } from '../../core/errors.ts';
 import { createProgress } from '../../core/progress.ts';
+import { detectFormat } from '../../datasets/formatDetect.ts';
 import { importLog, READERS } from '../../datasets/import.ts';
+import { posesBeside } from '../../datasets/posesBeside.ts';
 import { LogReader } from '../../datasets/logstore.ts';
 import { numberOption } from '../numberOption.ts';
 import { formatLogSummary, logSummary } from '../report/logSummary.ts';
@@ -13,9 +16,19 @@ export function register(program: Command): void {
     .command('import')
     .description('import a dataset into a drivekit log')
     .argument('<path>', 'file or directory of the source dataset')
-    .requiredOption('--format <format>', `source format: ${Object.keys(READERS).join(' | ')}`)
+    .option(
+      '--format <format>',
+      `source format: ${Object.keys(READERS).join(' | ')} (default: detected from the path's file names and layout)`,
+    )
     .requiredOption('--out <log>', 'output log directory')
-    .option('--poses <file>', 'poses file, one 3×4 row-major transform per frame (KITTI odometry format)')
+    .option(
+      '--poses <file>',
+      'poses file, one 3×4 row-major transform per frame (KITTI odometry format; default: the one poses*.txt beside the frames, if any)',
+    )
+    .option(
+      '--no-poses',
+      'ignore a poses*.txt beside the frames (identity poses unless the source has its own)',
+    )
     .option(
       '--poses-frame <frame>',
       "frame of the poses file: 'camera' (KITTI odometry, cam0) or 'vehicle' (default: camera for kitti, vehicle otherwise)",
@@ -34,9 +47,9 @@ export function register(program: Command): void {
     async (
       input: string,
       opts: {
-        format: string;
+        format?: string;
         out: string;
-        poses?: string;
+        poses?: string | false;
         posesFrame?: string;
         keepOriginPoints?: boolean;
         dropImplausible?: boolean;
@@ -47,20 +60,40 @@ export function register(program: Command): void {
     ) => {
       if (opts.posesFrame !== undefined && opts.posesFrame !== 'camera' && opts.posesFrame !== 'vehicle')
         throw new InputError('--poses-frame', `'${opts.posesFrame}' is not 'camera' or 'vehicle'`);
-      // A format that does not exist is a usage error (exit 2), named by its option.
-      if (!Object.hasOwn(READERS, opts.format))
-        throw new InputError(
-          '--format',
-          `unknown format '${opts.format}' (known: ${Object.keys(READERS).join(', ')})`,
+      let format = opts.format;
+      let source = input;
+      if (format === undefined) {
+        const found = detectFormat(input);
+        if (!found)
+          throw new InputError(
+            input,
+            `cannot tell the format from its file names (give --format: ${Object.keys(READERS).join(', ')})`,
+          );
+        format = found.format;
+        source = found.input ?? input;
+        process.stderr.write(
+          `import: format ${format} (detected: ${found.evidence}; --format to choose)${source !== input ? `, reading ${source}` : ''}\n`,
         );
-      await importLog(input, opts.format, opts.out, {
-        posesPath: opts.poses,
+      }
+      let posesPath = typeof opts.poses === 'string' ? opts.poses : undefined;
+      // AV2 and nuScenes carry their own ego poses; a text file beside them is not theirs to use.
+      if (opts.poses === undefined && READERS[format] && format !== 'av2') {
+        const beside = posesBeside(source);
+        if (beside) {
+          posesPath = beside;
+          process.stderr.write(
+            `import: poses from ${beside}, found beside the frames (--no-poses to ignore)\n`,
+          );
+        }
+      }
+      await importLog(source, format, opts.out, {
+        posesPath,
         posesFrame: opts.posesFrame,
         keepOriginPoints: opts.keepOriginPoints,
         dropImplausible: opts.dropImplausible,
         rateHz: opts.rate,
         overwrite: opts.force,
-        progress: (total) => createProgress('import', total, { silent: opts.json }),
+        progress: (total) => createProgress('import', total, { silent: opts.json, unit: 'frames' }),
       });
       const log = await LogReader.open(opts.out);
       try {

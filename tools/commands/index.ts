@@ -15,7 +15,7 @@ export interface CommandSpec {
 export const COMMANDS: CommandSpec[] = [
   {
     name: 'import',
-    summary: 'import a dataset (KITTI, PCD, nuScenes, AV2, LAS/LAZ, PLY) into a log',
+    summary: 'import a dataset (KITTI, PCD, nuScenes, AV2, LAS/LAZ, PLY; format detected) into a log',
     load: () => import('./import.ts'),
   },
   {
@@ -103,7 +103,8 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'sim',
-    summary: 'N seeded rollouts of replay / CV / IDM agents: Sim Agents realism, collision, off-road',
+    summary:
+      'N seeded rollouts of replay / CV / IDM / learned agents: Sim Agents realism, collision, off-road',
     load: () => import('./sim.ts'),
   },
   {
@@ -120,7 +121,7 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'export',
     summary:
-      'export simulated scenarios as Arrow, Parquet, JSON, WOMD TFRecord, Foxglove MCAP or a Sim Agents submission',
+      'export a log (Parquet, Foxglove MCAP) or simulated scenarios (Arrow, Parquet, JSON, WOMD TFRecord, MCAP, Sim Agents submission)',
     load: () => import('./export.ts'),
   },
   {

@@ -15,7 +15,7 @@ export function register(program: Command): void {
       'redis://host:port or rediss:// (TLS); password in the URL or REDISCLI_AUTH',
     )
     .option('--queue <name>', 'only this queue (default: every queue on the server)')
-    .option('--failures <n>', 'failed jobs listed per queue (default 20)', intOption('--failures', 0), 20)
+    .option('--failures <n>', 'failed jobs listed per queue (default: 20)', intOption('--failures', 0), 20)
     .option('--json', 'print the queues as one JSON array')
     .action(async (opts: { redis: string; queue?: string; failures: number; json?: boolean }) => {
       const connection = parseRedisUrl(opts.redis);

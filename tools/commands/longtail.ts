@@ -115,7 +115,11 @@ export function register(program: Command): void {
       20,
     )
     .option('--seed <s>', 'random seed', intOption('--seed', 0), 1)
-    .option('--out <dir>', 'output directory (a scenario directory per scenario, per kind)', 'out/longtail')
+    .option(
+      '--out <dir>',
+      'output folder, relative to the current directory: <out>/<kind>/0000, 0001, … (a scenario directory each) and <out>/<kind>/longtail.json',
+      'out/longtail',
+    )
     .option('--json', 'print the per-kind reports as JSON (snake_case keys, rates as fractions)');
   addForce(cmd, 'the folder of a kind already in --out').action((opts: LongtailOptions) => {
     const kinds = opts.kind === 'all' ? Object.keys(LONGTAIL_KINDS) : [opts.kind];

@@ -44,7 +44,7 @@ export function register(program: Command): void {
     )
     .option(
       '--deskew <mode>',
-      `motion compensation: auto | on (t_offset) | azimuth (times from azimuth, KITTI raw) | off (default ${d.deskew})`,
+      `motion compensation: auto | on (t_offset) | azimuth (times from azimuth, KITTI raw) | off (default: ${d.deskew})`,
     )
     .option('--no-write', 'only estimate and score; leave poses.arrow as it is')
     .option('--json', 'print the summary as one JSON object (snake_case keys, docs/cli.md)');
@@ -76,7 +76,7 @@ export function register(program: Command): void {
         if (log.frameCount === 0)
           throw new InputError(opts.log, 'the log has no frames: nothing to estimate poses from');
         const source = sourcePosesOf(opts.log);
-        const bar = createProgress('odometry', log.frameCount, { silent: opts.json });
+        const bar = createProgress('odometry', log.frameCount, { silent: opts.json, unit: 'frames' });
         const started = Date.now();
         let r;
         try {

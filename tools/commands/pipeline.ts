@@ -147,33 +147,33 @@ export function register(program: Command): void {
     .option('--log <log>', 'log to replay')
     .option(
       '--stages <a,b>',
-      `stages, comma-separated: ${PIPELINE_STAGES.join(', ')} (default ${D.stages.join(',')})`,
+      `stages, comma-separated: ${PIPELINE_STAGES.join(', ')} (default: ${D.stages.join(',')})`,
     )
     .option('--out <dir>', 'output folder (Boxes files, pipeline.json, logs/)')
     .option(
       '--transport <t>',
-      `ipc (unix sockets in a temp folder) or tcp (loopback ports) (default ${D.transport})`,
+      `ipc (unix sockets in a temp folder) or tcp (loopback ports) (default: ${D.transport})`,
     )
     .option(
       '--hwm <n>',
-      `high-water mark of every socket, messages (default ${D.hwm})`,
+      `high-water mark of every socket, messages (default: ${D.hwm})`,
       intOption('--hwm', 1),
     )
     .option(
       '--rate <hz>',
-      'replay rate (default 0: as fast as the stages take frames)',
+      'replay rate (default: 0: as fast as the stages take frames)',
       numberOption('--rate', { min: 0 }),
     )
-    .option('--start <frame>', 'first frame (default 0)', intOption('--start', 0))
+    .option('--start <frame>', 'first frame (default: 0)', intOption('--start', 0))
     .option('--end <frame>', 'stop before this frame (default: all)', intOption('--end', 1))
     .option(
       '--max-restarts <n>',
-      `restarts of one process before its stage gives up (default ${D.maxRestarts})`,
+      `restarts of one process before its stage gives up (default: ${D.maxRestarts})`,
       intOption('--max-restarts', 0),
     )
     .option(
       '--stall-timeout-s <s>',
-      `no frame recorded and no process started or ended for this long: resend round (default ${D.stallTimeoutS}; 0 = never)`,
+      `no frame recorded and no process started or ended for this long: resend round (default: ${D.stallTimeoutS}; 0 = never)`,
       intOption('--stall-timeout-s', 0),
     )
     .option(

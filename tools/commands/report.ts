@@ -1,5 +1,5 @@
-// `drivekit report <dir>`: the run folder's report.md (as `drivekit demo` writes it) as one self-contained
-// report.html — tables, pictures and training curves inlined, and the command that opens each log in the viewer.
+// `drivekit report <dir>`: a run folder as one self-contained report.html — its report.md (as `drivekit demo`
+// writes it) or, without one, the tables of a sim / selftrain / longtail run; curves, pictures and its logs.
 import path from 'node:path';
 import type { Command } from 'commander';
 import { InputError } from '../../core/errors.ts';
@@ -20,9 +20,12 @@ export const reportTarget = (dir: string, opts: ReportOptions) =>
 export function register(program: Command): void {
   const cmd = program
     .command('report')
-    .argument('<dir>', 'a run folder with report.md (e.g. out/demo)')
+    .argument(
+      '<dir>',
+      'a run folder: a demo (report.md), drivekit sim --out, selftrain --out, longtail --out, or a folder of logs',
+    )
     .description('write report.html: one self-contained page of a run (tables, pictures, curves, logs)')
-    .option('--out <file>', `the page (default <dir>/${DEFAULT_HTML_REPORT_CONFIG.out})`)
+    .option('--out <file>', `the page (default: <dir>/${DEFAULT_HTML_REPORT_CONFIG.out})`)
     .option(
       '--curves <paths>',
       'comma-separated training logs or folders to draw curves from, besides <dir> (e.g. models: what npm start adds)',
@@ -50,7 +53,7 @@ export function register(program: Command): void {
         `note: ${r.missingImages.length} image(s) not inlined: ${r.missingImages.join(', ')}\n`,
       );
     process.stdout.write(
-      `report: ${path.relative(process.cwd(), r.file) || r.file} (${(r.bytes / 1e6).toFixed(1)} MB; ${r.images} image(s), ${r.curves} curve chart(s), ${r.logs} log(s))\n`,
+      `report: ${path.relative(process.cwd(), r.file) || r.file} from ${r.from === 'report.md' ? 'report.md' : `a ${r.from.join(' + ')} run`} (${(r.bytes / 1e6).toFixed(1)} MB; ${r.images} image(s), ${r.curves} curve chart(s), ${r.logs} log(s))\n`,
     );
   });
 }

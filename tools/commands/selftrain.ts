@@ -148,33 +148,33 @@ export function register(program: Command): void {
     .option('--out <dir>', 'models, checkpoints and results.json (a rerun resumes here)', 'runs/selftrain')
     .option(
       '--steps <n>',
-      `optimizer steps of round 1 (default ${DEF.detector.train.steps})`,
+      `optimizer steps of round 1 (default: ${DEF.detector.train.steps})`,
       int('--steps', 1),
     )
     .option(
       '--later-steps <n>',
-      `optimizer steps of later rounds (default ${DEF.laterSteps ?? DEF.detector.train.steps})`,
+      `optimizer steps of later rounds (default: ${DEF.laterSteps ?? DEF.detector.train.steps})`,
       int('--later-steps', 1),
     )
-    .option('--batch <n>', `crops per step (default ${DEF.detector.train.batchSize})`, int('--batch', 1))
+    .option('--batch <n>', `crops per step (default: ${DEF.detector.train.batchSize})`, int('--batch', 1))
     .option(
       '--crop <cells>',
-      `training crop side in cells, a multiple of 8 (default ${DEF.detector.train.cropCells})`,
+      `training crop side in cells, a multiple of 8 (default: ${DEF.detector.train.cropCells})`,
       int('--crop', 8),
     )
     .option(
       '--grid-range <m>',
-      `half side of the inference grid, m (default ${DEF.detector.grid.rangeM})`,
+      `half side of the inference grid, m (default: ${DEF.detector.grid.rangeM})`,
       positive('--grid-range'),
     )
     .option(
       '--label-range <m>',
-      `round 1 trains only on labels within this range (default ${DEF.detector.targets.labelRangeM})`,
+      `round 1 trains only on labels within this range (default: ${DEF.detector.targets.labelRangeM})`,
       positive('--label-range'),
     )
     .option(
       '--score <p>',
-      `detections below this score do not become labels (default ${DEF.labelScoreThreshold})`,
+      `detections below this score do not become labels (default: ${DEF.labelScoreThreshold})`,
       positive('--score'),
     )
     .option('--from-scratch', 'train every round from a fresh init instead of fine-tuning the previous one')

@@ -96,7 +96,7 @@ export async function runSim(opts: SimOptions): Promise<Record<string, unknown>>
   };
   // Scenarios go in chunks of about CHUNK_AGENTS agents × rollouts, their rollouts appended to the file
   // as they come, so memory stays flat however many scenarios and rollouts are asked for.
-  const bar = createProgress('sim', scenarios.length, { silent: opts.json });
+  const bar = createProgress('sim', scenarios.length, { silent: opts.json, unit: 'scenarios' });
   const results: Omit<ScenarioRollout, 'tracks' | 'allTracks' | 'samples'>[] = [];
   const wosacRows: WosacScenarioScore[] = [];
   let appender: ArrowFileAppender | null = null;
@@ -184,7 +184,7 @@ export function register(program: Command): void {
   const cmd = program
     .command('sim')
     .description(
-      'N seeded closed-loop rollouts of built-in agents per scenario, scored with the Sim Agents (WOSAC 2025) realism metric and collision/off-road/ADE metrics',
+      'N seeded closed-loop rollouts of traffic agents (replay, CV, IDM, the shipped learned agent or any agent .onnx) per scenario, scored with the Sim Agents (WOSAC 2025) realism metric and collision/off-road/ADE metrics',
     )
     .requiredOption(
       '--scenarios <path>',
@@ -200,7 +200,7 @@ export function register(program: Command): void {
     )
     .option(
       '--rollouts <n>',
-      `seeded rollouts per scenario (default ${DEFAULT_ROLLOUTS}, the Sim Agents setting; 1 with --deterministic)`,
+      `seeded rollouts per scenario (default: ${DEFAULT_ROLLOUTS}, the Sim Agents setting; 1 with --deterministic)`,
       intOption('--rollouts', 1, MAX_ROLLOUTS),
     )
     .option(

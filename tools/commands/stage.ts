@@ -3,7 +3,7 @@
 import { Command } from 'commander';
 import { ENDPOINT_HELP } from '../../core/stream/endpoint.ts';
 import { STAGES, type StageSpec } from '../stages/index.ts';
-import { oneLineUsageErrors } from '../program.ts';
+import { defaultsOneWay, oneLineUsageErrors } from '../program.ts';
 
 const MESSAGE_HELP = [
   'Messages are ZeroMQ multipart [topic, Arrow IPC stream bytes], one record batch each; a stream ends',
@@ -16,6 +16,7 @@ async function runStageCommand(spec: StageSpec, args: string[]): Promise<void> {
   const root = new Command('drivekit stage').exitOverride();
   mod.register(root);
   oneLineUsageErrors(root, 'drivekit stage');
+  defaultsOneWay(root);
   await root.parseAsync([spec.name, ...args], { from: 'user' });
 }
 

@@ -81,7 +81,7 @@ export function register(program: Command): void {
         workers,
         writeScenario: opts.scenario,
         sensor: { ...sensor, motion: opts.motion },
-        progress: (total) => createProgress('synth', total, { silent: opts.json }),
+        progress: (total) => createProgress('synth', total, { silent: opts.json, unit: 'frames' }),
       });
       const counts = [...result.meta.pointsPerFrame].sort((a, b) => a - b);
       const classes: Record<string, number> = {};

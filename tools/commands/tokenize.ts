@@ -56,7 +56,7 @@ export function register(program: Command): void {
         const geo = gridGeometry(tok.config);
         const origin = sensorOrigin(log.meta);
         const grids: TokenGrid[] = [];
-        const bar = createProgress('tokenize', log.frameCount);
+        const bar = createProgress('tokenize', log.frameCount, { unit: 'frames' });
         const started = Date.now();
         for (let i = 0; i < log.frameCount; i++) {
           const frame = await log.readFrame(i);

@@ -125,27 +125,27 @@ export function register(program: Command): void {
     )
     .option(
       '--steps <n>',
-      'BC optimizer steps, or PPO/RTR iterations (default 2000 / 40)',
+      'BC optimizer steps, or PPO/RTR iterations (default: 2000 / 40)',
       intOption('--steps', 1),
     )
     .option(
       '--batch <n>',
-      `BC minibatch rows (default ${DEFAULT_TRAIN_AGENTS.batch})`,
+      `BC minibatch rows (default: ${DEFAULT_TRAIN_AGENTS.batch})`,
       intOption('--batch', 1),
     )
     .option(
       '--per-iteration <n>',
-      `scenarios rolled out per PPO/RTR iteration (default ${DEFAULT_TRAIN_AGENTS.scenariosPerIteration})`,
+      `scenarios rolled out per PPO/RTR iteration (default: ${DEFAULT_TRAIN_AGENTS.scenariosPerIteration})`,
       intOption('--per-iteration', 1),
     )
     .option(
       '--lambda <x>',
-      `initial λ of RTR (default ${DEFAULT_TRAIN_AGENTS.lambda})`,
+      `initial λ of RTR (default: ${DEFAULT_TRAIN_AGENTS.lambda})`,
       numberOption('--lambda', { min: 0 }),
     )
     .option(
       '--max-lambda <x>',
-      `cap of RTR's λ (default ${DEFAULT_TRAIN_AGENTS.dual.maxLambda}): how far the RL term may outweigh imitation`,
+      `cap of RTR's λ (default: ${DEFAULT_TRAIN_AGENTS.dual.maxLambda}): how far the RL term may outweigh imitation`,
       numberOption('--max-lambda', { min: 0 }),
     )
     .option(
@@ -154,7 +154,7 @@ export function register(program: Command): void {
     )
     .option(
       '--checkpoint-every <n>',
-      `checkpoint every n BC steps or PPO/RTR iterations (default ${DEFAULT_TRAIN_AGENTS.checkpointEvery})`,
+      `checkpoint every n BC steps or PPO/RTR iterations (default: ${DEFAULT_TRAIN_AGENTS.checkpointEvery})`,
       intOption('--checkpoint-every', 1),
     )
     .option(

@@ -99,7 +99,7 @@ export function register(program: Command): void {
     .option('--eval-log <log...>', 'held-out logs: the best model is chosen on their sampled forecasts', [])
     .option('--tokenizer <dir>', 'tokenizer directory', SHIPPED_TOKENIZER)
     .requiredOption('--out <dir>', 'output directory (checkpoint, train-log.jsonl, worldmodel.onnx)')
-    .option('--cache <dir>', 'token-grid cache (default <out>/tokens)')
+    .option('--cache <dir>', 'token-grid cache (default: <out>/tokens)')
     .option('--steps <n>', 'optimiser steps', String(d.steps))
     .option('--seed <s>', 'seed of the weights and the data order', String(d.seed))
     .option('--eval-every <n>', 'steps between held-out forecasts', String(d.evalEvery))

@@ -5,6 +5,7 @@ import { DEFAULT_LIVE_OPTIONS } from '../viewer/liveSource.ts';
 import { openViewerSource } from '../viewer/openSource.ts';
 import { DEFAULT_VIEWER_SERVER, startViewerServer } from '../viewer/server.ts';
 import { anonymousNumberOption } from '../numberOption.ts';
+import { logInput } from '../cliOptions.ts';
 
 interface Options {
   port: number;
@@ -15,6 +16,7 @@ interface Options {
   rollout?: number;
   keepFrames: number;
   json?: boolean;
+  log?: string;
 }
 
 const int = (min: number, max?: number) => anonymousNumberOption({ integer: true, min, max });
@@ -24,9 +26,10 @@ export function register(program: Command): void {
     .command('view')
     .description('serve a browser viewer of a log, a sim rollout, a scenario or a live stream on localhost')
     .argument(
-      '<target>',
+      '[target]',
       'log directory, `drivekit sim --out` directory, scenario (.json or Arrow directory) or stream endpoint (tcp://…)',
     )
+    .option('--log <dir>', 'the same as <target> (every command that reads a log takes --log)')
     .option('--port <n>', 'HTTP port (0: a free one)', int(0, 65535), DEFAULT_VIEWER_SERVER.port)
     .option('--host <addr>', 'address to listen on (loopback by default)', DEFAULT_VIEWER_SERVER.host)
     .option(
@@ -55,7 +58,8 @@ export function register(program: Command): void {
         '/frames/:i.arrow as Arrow IPC), so a log of any length opens at once. A tcp:// endpoint subscribes to a\n' +
         '`drivekit stage … --out pub:tcp://…` publisher and follows it live. Stop with Ctrl-C. See docs/viewer.md.',
     )
-    .action(async (target: string, opts: Options) => {
+    .action(async (positional: string | undefined, opts: Options) => {
+      const target = logInput(positional, opts);
       const source = await openViewerSource(target, {
         forecast: opts.forecast,
         scenario: opts.scenario,

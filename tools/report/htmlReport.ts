@@ -6,6 +6,7 @@ import { writeFileAtomicSync } from '../../core/atomic.ts';
 import { InputError } from '../../core/errors.ts';
 import { curvesSvg, type CurveSeries } from '../../simulation/rtr/curves.ts';
 import { escapeHtml, renderMarkdown } from './markdown.ts';
+import { RUN_KINDS, runMarkdown, type RunKind } from './runMarkdown.ts';
 
 /** Settings of the HTML report (`drivekit report`). */
 export interface HtmlReportConfig {
@@ -169,6 +170,8 @@ export interface HtmlReportResult {
   missingImages: string[];
   curves: number;
   logs: number;
+  /** What the page was made from: 'report.md', or the run kinds recognised in a folder without one. */
+  from: 'report.md' | RunKind[];
 }
 
 /**
@@ -181,8 +184,16 @@ export function writeHtmlReport(
 ): HtmlReportResult {
   const cfg = { ...DEFAULT_HTML_REPORT_CONFIG, ...opts.config };
   const mdFile = path.join(dir, cfg.markdown);
-  if (!fs.existsSync(mdFile))
-    throw new InputError(dir, `no ${cfg.markdown} to render (run drivekit demo first)`);
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new InputError(dir, 'no such run folder');
+  const logs = findLogs(dir, cfg.searchDepth);
+  // A folder without report.md (sim, selftrain, longtail, a folder of logs) is described from its files.
+  const run = fs.existsSync(mdFile) ? null : runMarkdown(dir, logs.length > 0);
+  if (!fs.existsSync(mdFile) && !run)
+    throw new InputError(
+      dir,
+      `nothing to report: no ${cfg.markdown} (drivekit demo) and none of ${Object.values(RUN_KINDS).join('; ')}`,
+    );
+  const mdText = run ? run.markdown : fs.readFileSync(mdFile, 'utf8');
   const root = path.resolve(dir);
   let images = 0;
   const missing: string[] = [];
@@ -201,7 +212,7 @@ export function writeHtmlReport(
     images++;
     return dataUri(mime, fs.readFileSync(file));
   };
-  const md = renderMarkdown(fs.readFileSync(mdFile, 'utf8'), { image });
+  const md = renderMarkdown(mdText, { image });
 
   const sections: { id: string; title: string; html: string }[] = [];
   const trainLogs = findTrainingLogs([dir, ...(opts.curveRoots ?? [])], cfg.searchDepth);
@@ -222,7 +233,6 @@ export function writeHtmlReport(
       html: `<p>The logged figures of each training run found (models used by this run and runs in this folder).</p>\n${curves.join('\n')}`,
     });
 
-  const logs = findLogs(dir, cfg.searchDepth);
   if (logs.length) {
     const items = logs.map((l) => {
       const rel = path.relative(process.cwd(), l.dir) || '.';
@@ -244,7 +254,7 @@ export function writeHtmlReport(
   const toc = [...md.sections, ...sections].map(
     (s) => `<li><a href="#${s.id}">${escapeHtml(s.title.replace(/`/g, ''))}</a></li>`,
   );
-  const title = /^#\s+(.*)$/m.exec(fs.readFileSync(mdFile, 'utf8'))?.[1] ?? 'drivekit report';
+  const title = /^#\s+(.*)$/m.exec(mdText)?.[1] ?? 'drivekit report';
   const html =
     `<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>` +
     `<meta name="viewport" content="width=device-width, initial-scale=1"><style>${STYLE}</style></head><body>\n` +
@@ -261,5 +271,6 @@ export function writeHtmlReport(
     missingImages: missing,
     curves: curves.length,
     logs: logs.length,
+    from: run ? run.kinds : 'report.md',
   };
 }

@@ -8,6 +8,11 @@ export interface LogSummary {
   logId: string;
   source: string;
   sensor: string | null;
+  /**
+   * 'sweeps': a spinning sensor's sequence in time (rate and duration mean something); 'survey': point
+   * clouds of an aerial or terrestrial survey (LAS/LAZ), one per file, with no sweep rate or duration.
+   */
+  kind: 'sweeps' | 'survey';
   frames: number;
   points: { total: number; min: number; median: number; max: number };
   droppedNonFinite: number;
@@ -20,6 +25,9 @@ export interface LogSummary {
   extent: { points: Extent | null; trajectory: Extent | null };
   labels: { boxes: number; tracks: number; classes: Record<string, number> } | null;
 }
+
+/** Sources whose files are survey point clouds (LAS/LAZ), not sweeps at a rate. */
+const SURVEY_SOURCES = new Set(['las']);
 
 export function logSummary(log: LogReader): LogSummary {
   const counts = [...log.meta.pointsPerFrame].sort((a, b) => a - b);
@@ -40,6 +48,7 @@ export function logSummary(log: LogReader): LogSummary {
     logId: log.meta.logId,
     source: log.meta.source,
     sensor: log.meta.sensor,
+    kind: SURVEY_SOURCES.has(log.meta.source) ? 'survey' : 'sweeps',
     frames: n,
     points: {
       total: counts.reduce((s, c) => s + c, 0),
@@ -70,7 +79,12 @@ export function formatLogSummary(s: LogSummary): string {
   const rows: [string, string][] = [
     ['log', `${s.log} (${s.logId})`],
     ['source', `${s.source}${s.sensor ? ', ' + s.sensor : ''}`],
-    ['frames', `${s.frames} at ${s.rateHz} Hz, ${s.durationS.toFixed(2)} s`],
+    [
+      'frames',
+      s.kind === 'survey'
+        ? `${s.frames} survey point cloud${s.frames === 1 ? '' : 's'} (aerial or terrestrial LAS/LAZ, one per file: no sweep rate or duration)`
+        : `${s.frames} at ${s.rateHz} Hz, ${s.durationS.toFixed(2)} s`,
+    ],
     [
       'points',
       `${s.points.total.toLocaleString('en-US')} total; per frame min ${s.points.min}, median ${s.points.median}, max ${s.points.max}`,

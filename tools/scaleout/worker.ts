@@ -35,9 +35,14 @@ export function startWorker(opts: WorkerOptions): Worker {
     stalledInterval: config.stalledIntervalMs,
     maxStalledCount: config.maxStalledCount,
     workerForkOptions: {
-      // The job processes load the TypeScript sources through tsx, as bin/drivekit.js does, and first of all
-      // the guard that stops them when this worker is gone.
-      execArgv: ['--import', import.meta.resolve('tsx'), '--import', GUARD],
+      // From source the job processes load the TypeScript through tsx, as bin/drivekit.js does (from the
+      // compiled tree, dist/, they need no loader); first of all they load the guard that stops them when
+      // this worker is gone.
+      execArgv: [
+        ...(PROCESSOR.endsWith('.ts') ? ['--import', import.meta.resolve('tsx')] : []),
+        '--import',
+        GUARD,
+      ],
       env: { ...process.env, [ROOTS_ENV]: JSON.stringify(roots), [WORKER_PID_ENV]: String(process.pid) },
     },
   });

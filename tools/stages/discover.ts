@@ -28,7 +28,7 @@ export const register = transformStage<DiscoverStageOptions>({
   defaultTopic: 'boxes',
   options: (cmd) =>
     cmd
-      .option('--cluster-range <m>', 'clustering radius around the ego, m (default 40)', numberOption(0.1))
+      .option('--cluster-range <m>', 'clustering radius around the ego, m (default: 40)', numberOption(0.1))
       .addOption(new Option('--range <m>', 'deprecated').argParser(numberOption(0.1)).hideHelp())
       .option('--config <json>', 'config overrides: {ground, cluster, boxfit}'),
   create: (opts) => {

@@ -48,7 +48,7 @@ export const register = transformStage<ForecastStageOptions>({
       .option('--tokenizer <dir>', 'tokenizer directory', SHIPPED_TOKENIZER)
       .option('--sensor-origin <x,y,z>', "the LiDAR's position in the frames' vehicle frame", '0,0,0')
       .option('--rate-hz <hz>', 'the stream’s frame rate', '10')
-      .option('--steps <k>', "denoising steps (default the model's)")
+      .option('--steps <k>', "denoising steps (default: the model's)")
       .option(
         '--tokens-in',
         'the input is each SensorFrame followed by its Tokens (`stage tokenize --forward-frames`): use those tokens',

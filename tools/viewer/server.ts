@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { InputError } from '../../core/errors.ts';
 import { fileURLToPath } from 'node:url';
-import type { ViewerSource } from './viewerSource.ts';
+import { type ViewerSource, viewChoice } from './viewerSource.ts';
 
 const PAGE_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'page');
 
@@ -161,9 +161,11 @@ async function route(
     if (!THREE_SERVED.some((d) => rel.startsWith(d))) return notFound(res, 'not served');
     return sendFile(res, three, rel, cache);
   }
-  if (p === '/api/info') return json(res, source.info());
+  // A sim folder's scenario and rollout travel in the query, so each page (and its address) keeps its own.
+  const view = viewChoice(url.searchParams);
+  if (p === '/api/info') return json(res, source.info(view));
   if (p === '/api/map') {
-    const m = source.map();
+    const m = source.map(view);
     return m ? json(res, m) : notFound(res, 'no map');
   }
   if (p === '/api/events') return streamEvents(req, res, source);
@@ -171,7 +173,7 @@ async function route(
   if (m) {
     const i = Number(m[1]);
     if (m[2] === '/scene') {
-      const s = await source.scene(i);
+      const s = await source.scene(i, view);
       return s ? json(res, s) : notFound(res, `no frame ${i}`);
     }
     const bytes =

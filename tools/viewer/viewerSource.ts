@@ -33,6 +33,26 @@ export interface ViewerInfo {
   skipped?: number;
   /** Where the log's intensity scale comes from (`drivekit.intensity`), for the legend. */
   intensity_scale?: string;
+  /** A sim output folder: every scenario with its rollout count, and the one shown (the page's picker). */
+  rollout_choice?: { scenarios: { id: string; rollouts: number }[]; scenario: string; rollout: number };
+}
+
+/** Which scenario and rollout of a sim output folder a request is about (`?scenario=…&rollout=…`). */
+export interface ViewChoice {
+  scenario?: string;
+  rollout?: number;
+}
+
+/** Per-agent flag bits of a rollout frame (FrameScene.flags). */
+export const AGENT_FLAG = { collision: 1, offroad: 2 } as const;
+
+/** The choice in a request's query (`scenario`, `rollout`); absent keys keep the source's default. */
+export function viewChoice(q: URLSearchParams): ViewChoice {
+  const r = q.get('rollout');
+  return {
+    ...(q.get('scenario') ? { scenario: q.get('scenario')! } : {}),
+    ...(r !== null && /^\d+$/.test(r) ? { rollout: Number(r) } : {}),
+  };
 }
 
 /** GET /frames/:i/scene: everything but the points of a frame. */
@@ -45,6 +65,11 @@ export interface FrameScene {
   ego_agent_id: number | null;
   /** The forecast shown at this frame (predicted sweep whose target is this frame), if any. */
   forecast: { start_frame: number; horizon_s: number; points: number } | null;
+  /**
+   * Rollouts: per agent set, one number per agent row — AGENT_FLAG bits: 1 the agent overlaps another
+   * at this step, 2 a vehicle off the drivable area (the Sim Agents collision and off-road tests).
+   */
+  flags?: Record<string, number[]>;
 }
 
 /** GET /api/map: polylines [x0, y0, x1, y1, …] in the world frame, by kind. */
@@ -64,15 +89,16 @@ export type LiveEvent =
   | { type: 'end'; reason: string };
 
 export interface ViewerSource {
-  info(): ViewerInfo;
+  /** `view`: a sim output folder's scenario and rollout (other sources ignore it). */
+  info(view?: ViewChoice): ViewerInfo;
   /** The frame's points as a compact binary frame (frameWire.ts), or null when there is no such frame. */
   framePoints(i: number): Promise<Buffer | null>;
   /** The frame's points as an Arrow IPC stream (one SensorFrame batch), or null. */
   frameArrow(i: number): Promise<Buffer | null>;
-  scene(i: number): Promise<FrameScene | null>;
+  scene(i: number, view?: ViewChoice): Promise<FrameScene | null>;
   /** The predicted sweep whose target is frame i, as a compact binary frame posed at its start frame. */
   forecastPoints(i: number): Promise<Buffer | null>;
-  map(): MapJson | null;
+  map(view?: ViewChoice): MapJson | null;
   /** Live mode: a listener for new frames; returns its remover. */
   subscribe?(listener: (e: LiveEvent) => void): () => void;
   close(): Promise<void>;

@@ -123,7 +123,7 @@ describe('commands refuse meaningless inputs', () => {
     )) as { code: number; stderr: string } | null;
     expect(e?.code).toBe(1);
     expect(e!.stderr.trim().split('\n').at(-1)).toMatch(
-      /^drivekit: .*empty: round 1: discovery yielded 0 labels within \d+ m of the ego on \d+ training frames: nothing to train on/,
+      /^drivekit [a-z-]+: .*empty: round 1: discovery yielded 0 labels within \d+ m of the ego on \d+ training frames: nothing to train on/,
     );
     expect(fs.existsSync(path.join(dir, 'st', 'round1', 'model.onnx'))).toBe(false);
   }, 60_000);

@@ -145,7 +145,7 @@ describe('drivekit pipeline: the world-model chain and the viewer feed', () => {
       const now = performance.now();
       longestQuietS = Math.max(longestQuietS, (now - lastProgressMs) / 1000);
       lastProgressMs = now;
-      if (killed || !/pipeline: 25%/.test(err)) return;
+      if (killed || !/pipeline: \d+\/\d+ \((2[5-9]|[3-9]\d|100)%\)/.test(err)) return;
       const pid = /forecast\/forecast started \(pid (\d+)/.exec(err);
       process.kill(Number(pid![1]), 'SIGKILL');
       killed = true;

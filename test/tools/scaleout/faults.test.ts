@@ -200,7 +200,7 @@ describe.skipIf(!haveRedis && !process.env.CI)('scale-out on BullMQ + Redis', ()
     const down = await drivekitRun('jobs', '--redis', 'redis://127.0.0.1:1');
     expect([down.code, down.stderr.trim()]).toEqual([
       1,
-      'drivekit: redis://127.0.0.1:1: cannot use this Redis (--redis): connect ECONNREFUSED 127.0.0.1:1',
+      'drivekit jobs: redis://127.0.0.1:1: cannot use this Redis (--redis): connect ECONNREFUSED 127.0.0.1:1',
     ]);
     const list = await drivekitRun('jobs', '--redis', redis.url, '--queue', 'bad');
     expect(list.stdout).toMatch(/^bad: .*failed 3/m);

@@ -33,9 +33,11 @@ let source: ViewerSource;
 let server: ViewerServer;
 let browser: Awaited<ReturnType<typeof launchChromium>>;
 let page: Page;
-/** The canvas rows below the control bar and above the status line. */
+/** The canvas: below the control bar, above the status line, left of the legend. */
 let top = 0;
 let bottom = 0;
+let left = 0;
+let right = 0;
 
 const near = (d: Uint8Array, o: number, c: number[], tol: number) =>
   Math.abs(d[o] - c[0]) <= tol && Math.abs(d[o + 1] - c[1]) <= tol && Math.abs(d[o + 2] - c[2]) <= tol;
@@ -46,20 +48,20 @@ function count(img: Rgba): { drawn: number; magenta: number; orange: number; tot
   let magenta = 0;
   let orange = 0;
   for (let y = top; y < bottom; y++)
-    for (let x = 0; x < img.width; x++) {
+    for (let x = left; x < right; x++) {
       const o = 4 * (y * img.width + x);
       if (!near(img.data, o, BACKGROUND, 12)) drawn++;
       if (near(img.data, o, MAGENTA, 40)) magenta++;
       if (near(img.data, o, ORANGE, 40)) orange++;
     }
-  return { drawn, magenta, orange, total: (bottom - top) * img.width };
+  return { drawn, magenta, orange, total: (bottom - top) * (right - left) };
 }
 
 /** Pixels of the view area that differ between two pictures. */
 function differing(a: Rgba, b: Rgba): number {
   let n = 0;
   for (let y = top; y < bottom; y++)
-    for (let x = 0; x < a.width; x++) {
+    for (let x = left; x < right; x++) {
       const o = 4 * (y * a.width + x);
       if (!near(a.data, o, [b.data[o], b.data[o + 1], b.data[o + 2]], 12)) n++;
     }
@@ -106,8 +108,9 @@ suite('drivekit view in headless Chromium', () => {
     page = await browser.context.newPage();
     await page.goto(server.url);
     await waitForViewerReady(page);
-    top = Math.ceil((await page.locator('#bar').boundingBox())!.height);
-    bottom = 600 - 24;
+    const view = (await page.locator('#view').boundingBox())!;
+    [top, bottom] = [Math.ceil(view.y), Math.floor(view.y + view.height)];
+    [left, right] = [Math.ceil(view.x), Math.floor(view.x + view.width)];
   }, 60_000);
 
   afterAll(async () => {
@@ -130,6 +133,7 @@ suite('drivekit view in headless Chromium', () => {
     const all = count(await shot());
 
     // Only the points: a good share of the view is drawn, and none of it in the box colour.
+    await setLayer('grid', false);
     await setLayer('boxes:labels', false);
     await setLayer('agents:scenario', false);
     await setLayer('map', false);
@@ -147,7 +151,7 @@ suite('drivekit view in headless Chromium', () => {
     await setLayer('boxes:labels', false);
     expect(count(await shot()).drawn).toBeLessThan(0.001 * pointsOnly.total);
 
-    for (const l of ['points', 'boxes:labels', 'agents:scenario', 'map']) await setLayer(l, true);
+    for (const l of ['points', 'boxes:labels', 'agents:scenario', 'map', 'grid']) await setLayer(l, true);
     expect(all.orange).toBe(0); // frame 0 has no forecast
     const frame0 = await shot();
     expect(count(frame0).drawn).toBeGreaterThanOrEqual(all.drawn * 0.99);

@@ -14,21 +14,23 @@ function ramp(stops) {
 }
 
 // viridis (matplotlib), five stops: dark blue-purple → teal → green → yellow.
-const HEIGHT_LUT = ramp([
+export const HEIGHT_STOPS = [
   [68, 1, 84],
   [59, 82, 139],
   [33, 145, 140],
   [94, 201, 98],
   [253, 231, 37],
-]);
+];
+const HEIGHT_LUT = ramp(HEIGHT_STOPS);
 // grey → warm white: intensity reads as brightness.
-const INTENSITY_LUT = ramp([
+export const INTENSITY_STOPS = [
   [60, 60, 70],
   [140, 140, 150],
   [230, 200, 150],
   [255, 250, 235],
-]);
-const RING_PALETTE = [
+];
+const INTENSITY_LUT = ramp(INTENSITY_STOPS);
+export const RING_PALETTE = [
   [230, 80, 60],
   [240, 160, 50],
   [240, 230, 80],
@@ -105,6 +107,13 @@ export function boxColour(name, k) {
 
 /** Agents by type code (vehicle, pedestrian, cyclist, other); the ego in white. */
 export const AGENT_COLOURS = [0x4da6ff, 0xffd24d, 0x5cff8a, 0xa0a0a0];
+export const AGENT_TYPE_NAMES = ['vehicle', 'pedestrian', 'cyclist', 'other'];
+/** Rollout agents that overlap another agent, and vehicles off the drivable area (Sim Agents tests). */
+export const COLLISION_COLOUR = 0xff2020;
+export const OFFROAD_COLOUR = 0xff70c0;
+/** The ground grid: 10 m cells, dim enough to sit under everything else. */
+export const GRID_COLOUR = 0x3a4250;
+export const GRID_CELL_M = 10;
 export const EGO_COLOUR = 0xffffff;
 /** Logged agents beside a rollout's simulated ones. */
 export const LOGGED_AGENT_COLOUR = 0x6e7681;

@@ -6,7 +6,11 @@ import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
 import {
   AGENT_COLOURS,
   BACKGROUND,
+  COLLISION_COLOUR,
   EGO_COLOUR,
+  GRID_CELL_M,
+  GRID_COLOUR,
+  OFFROAD_COLOUR,
   FORECAST_COLOUR,
   LOGGED_AGENT_COLOUR,
   MAP_COLOURS,
@@ -19,8 +23,11 @@ const AGENT_STRIDE = 9;
 // The 12 edges of a unit box as pairs of corner indices (corners: bit 0 x, bit 1 y, bit 2 z).
 const EDGES = [0, 1, 2, 3, 4, 5, 6, 7, 0, 2, 1, 3, 4, 6, 5, 7, 0, 4, 1, 5, 2, 6, 3, 7];
 
-/** Line-segment vertices of oriented boxes given as flat rows (centre, size, yaw at offsets 0–6). */
-function boxVertices(rows, stride, keep) {
+/**
+ * Line-segment vertices of oriented boxes given as flat rows (centre, size, yaw at offsets 0–6); `grow`
+ * metres are added to each side (agents drawn just outside ground-truth boxes that coincide with them).
+ */
+function boxVertices(rows, stride, keep, grow = 0) {
   const count = rows.length / stride;
   const out = new Float32Array(count * EDGES.length * 3);
   let o = 0;
@@ -31,9 +38,9 @@ function boxVertices(rows, stride, keep) {
       rows[r],
       rows[r + 1],
       rows[r + 2],
-      rows[r + 3],
-      rows[r + 4],
-      rows[r + 5],
+      rows[r + 3] + 2 * grow,
+      rows[r + 4] + 2 * grow,
+      rows[r + 5] + 2 * grow,
       rows[r + 6],
     ];
     const c = Math.cos(yaw);
@@ -178,29 +185,90 @@ export class ViewerScene {
   }
 
   setBoxes(sets) {
-    Object.keys(sets).forEach((name, k) =>
-      this.setLayer(
-        `boxes:${name}`,
-        lines(boxVertices(sets[name], BOX_STRIDE), boxColour(name, k)),
-        this.ego,
-      ),
-    );
+    Object.keys(sets).forEach((name, k) => {
+      const obj = lines(boxVertices(sets[name], BOX_STRIDE), boxColour(name, k));
+      // Drawn after the agents: where a box and an agent share an edge, the box's colour shows.
+      obj.renderOrder = 2;
+      this.setLayer(`boxes:${name}`, obj, this.ego);
+    });
   }
 
-  setAgents(sets, egoId) {
+  /**
+   * Agents by type (the ego white); with `flags` (a rollout: AGENT_FLAG bits per row) colliding agents in
+   * red and off-road vehicles in pink, each with a second outline 0.4 m out so they catch the eye.
+   * `growM`: every box drawn this much larger a side (a log's agents, beside its ground truth).
+   */
+  setAgents(sets, egoId, flags = {}, growM = 0) {
     for (const [name, rows] of Object.entries(sets)) {
       const group = new THREE.Group();
-      if (name === 'logged') group.add(lines(boxVertices(rows, AGENT_STRIDE), LOGGED_AGENT_COLOUR));
+      const f = flags[name];
+      const flagOf = (r) => (f ? f[r / AGENT_STRIDE] : 0);
+      if (name === 'logged')
+        group.add(lines(boxVertices(rows, AGENT_STRIDE, null, growM), LOGGED_AGENT_COLOUR));
       else {
         AGENT_COLOURS.forEach((colour, type) => {
-          const v = boxVertices(rows, AGENT_STRIDE, (r) => rows[r + 8] === type && rows[r + 7] !== egoId);
+          const v = boxVertices(
+            rows,
+            AGENT_STRIDE,
+            (r) => rows[r + 8] === type && rows[r + 7] !== egoId && !flagOf(r),
+            growM,
+          );
           if (v.length) group.add(lines(v, colour));
         });
-        const ego = boxVertices(rows, AGENT_STRIDE, (r) => rows[r + 7] === egoId);
+        const ego = boxVertices(rows, AGENT_STRIDE, (r) => rows[r + 7] === egoId && !flagOf(r), growM);
         if (ego.length) group.add(lines(ego, EGO_COLOUR));
+        for (const [bit, colour] of [
+          [1, COLLISION_COLOUR],
+          [2, OFFROAD_COLOUR],
+        ]) {
+          // A collision outranks off-road: each flagged agent is drawn in one colour.
+          const keep = (r) => (bit === 1 ? flagOf(r) & 1 : (flagOf(r) & 3) === 2);
+          for (const grow of [growM, growM + 0.4]) {
+            const v = boxVertices(rows, AGENT_STRIDE, keep, grow);
+            if (v.length) group.add(lines(v, colour));
+          }
+        }
       }
       this.setLayer(`agents:${name}`, group, this.world);
     }
+  }
+
+  /** The ground grid (GRID_CELL_M cells, 200 m across) at world height `z`, snapped around `centre`. */
+  setGrid(centre, z) {
+    let grid = this.layers.grid;
+    if (!grid) {
+      // One segment a cell side: lines 200 m long that pass behind the chase camera were dropped whole
+      // by the rasteriser (SwiftShader), so the lines along the heading vanished.
+      const half = 100;
+      const v = [];
+      for (let k = -half; k <= half; k += GRID_CELL_M)
+        for (let t = -half; t < half; t += GRID_CELL_M)
+          v.push(t, k, 0, t + GRID_CELL_M, k, 0, k, t, 0, k, t + GRID_CELL_M, 0);
+      grid = lines(new Float32Array(v), GRID_COLOUR);
+      this.setLayer('grid', grid, this.world);
+    }
+    grid.position.set(
+      Math.round(centre.x / GRID_CELL_M) * GRID_CELL_M,
+      Math.round(centre.y / GRID_CELL_M) * GRID_CELL_M,
+      z,
+    );
+  }
+
+  /**
+   * The ego on a log without a scenario ego: a car outline (4.5 × 1.9 × 1.5 m) on the ground under the
+   * sensor, `groundZ` metres below it, with a chevron pointing forward.
+   */
+  setEgoMarker(groundZ) {
+    if (groundZ === null) return this.setLayer('ego', null);
+    const box = boxVertices([0, 0, groundZ + 0.75, 4.5, 1.9, 1.5, 0, -1], BOX_STRIDE);
+    const z = groundZ + 0.05;
+    const chevron = new Float32Array([2.6, 1.2, z, 4.6, 0, z, 4.6, 0, z, 2.6, -1.2, z]);
+    const v = new Float32Array(box.length + chevron.length);
+    v.set(box);
+    v.set(chevron, box.length);
+    const obj = lines(v, EGO_COLOUR);
+    obj.renderOrder = 3;
+    this.setLayer('ego', obj, this.ego);
   }
 
   setForecast(frame) {
