@@ -250,3 +250,80 @@ export function readGpudriveJson(file: string): GpudriveScenario {
 export function looksLikeGpudriveJson(head: string): boolean {
   return /^\s*\{/.test(head) && /"objects"\s*:/.test(head) && !head.includes('"drivekit.');
 }
+
+/**
+ * Problems a GPUDrive loader would have with a JSON document (empty: none), checked as its
+ * json_serialization.hpp reads it: top-level name, scenario_id, metadata (sdc_track_index,
+ * tracks_to_predict[{track_index, difficulty}], objects_of_interest[]), objects with position[{x, y}],
+ * width, length, height, id, heading[], velocity[{x, y}], valid[bool], goalPosition{x, y}, type and an
+ * optional mark_as_expert; roads with type, geometry[{x, y}], optional id (uint32) and map_element_id.
+ * `numSteps`: the length every per-step list must have.
+ */
+export function gpudriveLoaderProblems(doc: unknown, numSteps?: number): string[] {
+  const out: string[] = [];
+  const isNum = (v: unknown) => typeof v === 'number' && Number.isFinite(v);
+  const isInt = (v: unknown) => isNum(v) && Number.isInteger(v);
+  const isXY = (v: unknown) => isObj(v) && isNum(v.x) && isNum(v.y);
+  if (!isObj(doc)) return ['the document is not a JSON object'];
+  if (typeof doc.name !== 'string') out.push('name: missing or not a string');
+  if (typeof doc.scenario_id !== 'string') out.push('scenario_id: missing or not a string');
+  if (!isObj(doc.tl_states) && !Array.isArray(doc.tl_states)) out.push('tl_states: missing');
+  const m = doc.metadata;
+  if (!isObj(m)) out.push('metadata: missing or not an object');
+  else {
+    if (!isInt(m.sdc_track_index)) out.push('metadata.sdc_track_index: not an integer');
+    if (!Array.isArray(m.tracks_to_predict)) out.push('metadata.tracks_to_predict: not a list');
+    else
+      m.tracks_to_predict.forEach((t, i) => {
+        if (!isObj(t) || !isInt(t.track_index) || !isInt(t.difficulty))
+          out.push(`metadata.tracks_to_predict[${i}]: not {track_index, difficulty} integers`);
+      });
+    if (!Array.isArray(m.objects_of_interest) || !m.objects_of_interest.every(isInt))
+      out.push('metadata.objects_of_interest: not a list of integers');
+  }
+  if (!Array.isArray(doc.objects)) out.push('objects: missing or not a list');
+  else
+    doc.objects.forEach((o, i) => {
+      const w = `objects[${i}]`;
+      if (!isObj(o)) return void out.push(`${w}: not an object`);
+      for (const k of ['width', 'length', 'height']) if (!isNum(o[k])) out.push(`${w}.${k}: not a number`);
+      if (!isInt(o.id)) out.push(`${w}.id: not an integer`);
+      // Types other than vehicle / pedestrian / cyclist load as None: allowed, as in GPUDrive.
+      if (typeof o.type !== 'string') out.push(`${w}.type: not a string`);
+      if (!isXY(o.goalPosition)) out.push(`${w}.goalPosition: not {x, y}`);
+      if (o.mark_as_expert !== undefined && typeof o.mark_as_expert !== 'boolean')
+        out.push(`${w}.mark_as_expert: not a boolean`);
+      const lists: [string, (v: unknown) => boolean][] = [
+        ['position', isXY],
+        ['heading', isNum],
+        ['velocity', isXY],
+        ['valid', (v) => typeof v === 'boolean'],
+      ];
+      for (const [k, ok] of lists) {
+        const v = o[k];
+        if (!Array.isArray(v)) {
+          out.push(`${w}.${k}: not a list`);
+          continue;
+        }
+        if (numSteps !== undefined && v.length !== numSteps)
+          out.push(`${w}.${k}: ${v.length} steps, expected ${numSteps}`);
+        const bad = v.findIndex((x) => !ok(x));
+        if (bad >= 0) out.push(`${w}.${k}[${bad}]: wrong type`);
+      }
+    });
+  if (!Array.isArray(doc.roads)) out.push('roads: missing or not a list');
+  else
+    doc.roads.forEach((r, i) => {
+      const w = `roads[${i}]`;
+      if (!isObj(r)) return void out.push(`${w}: not an object`);
+      if (typeof r.type !== 'string' || !(GPUDRIVE_ROAD_TYPES as readonly string[]).includes(r.type))
+        out.push(`${w}.type: '${String(r.type)}' is not a GPUDrive road type`);
+      if (!Array.isArray(r.geometry) || r.geometry.length === 0) out.push(`${w}.geometry: missing or empty`);
+      else if (!r.geometry.every(isXY)) out.push(`${w}.geometry: a point is not {x, y}`);
+      if (r.id !== undefined && (!isInt(r.id) || (r.id as number) < 0 || (r.id as number) > 0xffffffff))
+        out.push(`${w}.id: not a uint32`);
+      if (r.map_element_id !== undefined && (!isInt(r.map_element_id) || (r.map_element_id as number) < -1 || (r.map_element_id as number) > 20))
+        out.push(`${w}.map_element_id: outside -1..20`);
+    });
+  return out;
+}

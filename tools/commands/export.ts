@@ -19,6 +19,9 @@ import { LIDAR_MODELS, type LidarModel } from '../../simulation/lidar/beams.ts';
 import { readRolloutGroups, readRolloutSet, SIM_FILES } from '../../simulation/export/rolloutSet.ts';
 import { WOSAC_SUBMISSION, writeWosacSubmission } from '../../simulation/export/wosacExport.ts';
 import { scenarioToWomd, womdExportLosses } from '../../simulation/export/womdExport.ts';
+import { gpudriveExportLosses, scenarioToGpudrive } from '../../simulation/export/gpudriveExport.ts';
+import { loadScenariosAsync } from '../../simulation/scenarioSources.ts';
+import { writeFileAtomicSync } from '../../core/atomic.ts';
 import type { Scenario } from '../../simulation/scenario.ts';
 import { saveScenario } from '../../simulation/scenarioIo.ts';
 import { scenarioToAgentStates } from '../../simulation/scenarioTables.ts';
@@ -26,12 +29,14 @@ import { intOption } from '../numberOption.ts';
 import { makeDirs } from '../../core/dirs.ts';
 import { addForce, addThreads, printJson, refuseExisting, threadsInput } from '../cliOptions.ts';
 
-export const EXPORT_FORMATS = ['arrow', 'parquet', 'json', 'womd', 'wosac', 'mcap'] as const;
+export const EXPORT_FORMATS = ['arrow', 'parquet', 'json', 'womd', 'wosac', 'mcap', 'gpudrive'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 export interface ExportOptions {
   /** Simulated rollouts (`drivekit sim`'s output) — or `log`, a drivekit log (Parquet only). */
   rollouts?: string;
+  /** Scenario files or folders of any format --scenarios of sim reads (instead of --rollouts). */
+  scenarios?: string;
   log?: string;
   format: string;
   out?: string;
@@ -53,7 +58,7 @@ export interface ExportOptions {
 export function exportTarget(opts: ExportOptions): string {
   if (opts.log !== undefined)
     return opts.out ?? `${path.resolve(opts.log)}${opts.format === 'mcap' ? '.mcap' : '-parquet'}`;
-  const rollouts = opts.rollouts ?? '.';
+  const rollouts = opts.rollouts ?? (opts.scenarios !== undefined ? path.dirname(path.resolve(opts.scenarios)) : '.');
   if (opts.format !== 'wosac') return opts.out ?? path.join(rollouts, `export-${opts.format}`);
   const name = 'submission.binproto';
   if (!opts.out) return path.join(rollouts, name);
@@ -80,11 +85,19 @@ export async function runExport(opts: ExportOptions): Promise<{
   if (opts.log !== undefined && opts.rollouts !== undefined)
     throw new InputError('--log', 'give --log or --rollouts, not both');
   if (opts.log !== undefined) return exportLog(opts.log, format, opts);
-  if (opts.rollouts === undefined)
-    throw new InputError('--rollouts', 'missing: give --rollouts <dir> or --log <dir>');
-  const rolloutsDir = opts.rollouts;
-  if (format === 'wosac') return exportWosac({ ...opts, rollouts: rolloutsDir });
-  const scenarios = readRolloutSet(rolloutsDir);
+  if (opts.scenarios !== undefined && opts.rollouts !== undefined)
+    throw new InputError('--scenarios', 'give --scenarios or --rollouts, not both');
+  if (opts.rollouts === undefined && opts.scenarios === undefined)
+    throw new InputError('--rollouts', 'missing: give --rollouts <dir>, --scenarios <path> or --log <dir>');
+  if (format === 'wosac') {
+    if (opts.rollouts === undefined) throw new InputError('--scenarios', 'wosac exports rollouts: give --rollouts');
+    return exportWosac({ ...opts, rollouts: opts.rollouts });
+  }
+  // Everything is read (and checked) before the target is made: a bad input leaves nothing behind.
+  const scenarios =
+    opts.scenarios !== undefined
+      ? (await loadScenariosAsync(opts.scenarios)).map((l) => l.scenario)
+      : readRolloutSet(opts.rollouts!);
   const out = exportTarget(opts);
   makeDirs(out);
   const files: string[] = [];
@@ -113,6 +126,16 @@ export async function runExport(opts: ExportOptions): Promise<{
       bar.tick();
     }
     bar.stop();
+  } else if (format === 'gpudrive') {
+    for (const [i, s] of scenarios.entries()) {
+      const file = path.join(out, `${fileStem(s, i)}.json`);
+      writeFileAtomicSync(file, JSON.stringify(scenarioToGpudrive(s)));
+      files.push(file);
+      for (const [what, n] of Object.entries(gpudriveExportLosses(s))) dropped[what] = (dropped[what] ?? 0) + n;
+    }
+    const said = Object.entries(dropped).map(([what, n]) => `${n} ${what.replace(/_/g, ' ')}`);
+    if (said.length && !opts.json)
+      process.stderr.write(`note: the GPUDrive export dropped (no GPUDrive field): ${said.join(', ')}\n`);
   } else if (format === 'json') {
     scenarios.forEach((s, i) => {
       const file = path.join(out, `${fileStem(s, i)}.json`);
@@ -151,7 +174,12 @@ export async function runExport(opts: ExportOptions): Promise<{
     }
     bar.stop();
   }
-  return { format, scenarios: scenarios.length, files, ...(format === 'womd' ? { dropped } : {}) };
+  return {
+    format,
+    scenarios: scenarios.length,
+    files,
+    ...(format === 'womd' || format === 'gpudrive' ? { dropped } : {}),
+  };
 }
 
 /**
@@ -227,6 +255,10 @@ export function register(program: Command): void {
       'export simulated scenarios (trajectories + map) as Arrow, Parquet, JSON, WOMD TFRecord or Foxglove MCAP, or a Sim Agents submission; or a log as Parquet or MCAP',
     )
     .option('--rollouts <dir>', 'output directory of `drivekit sim`')
+    .option(
+      '--scenarios <path>',
+      'scenario files or folders instead of --rollouts (any format sim --scenarios reads: drivekit, WOMD, GPUDrive/Nocturne JSON, ScenarioNet, AV2 motion)',
+    )
     .option(
       '--log <dir>',
       'a drivekit log to export as Parquet (points, poses, labels, detections, tracks; default --out <log>-parquet) or Foxglove MCAP (default --out <log>.mcap)',
