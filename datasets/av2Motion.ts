@@ -147,14 +147,21 @@ function readMap(file: string): Av2MotionMap {
 /** Read an AV2 motion-forecasting scenario directory (the parquet of tracks and the map JSON). */
 export async function readAv2Motion(dir: string): Promise<Av2MotionScenario> {
   const files = av2MotionFiles(dir);
-  if (!files) throw new InputError(dir, 'not an AV2 motion-forecasting scenario (scenario_*.parquet + log_map_archive_*.json)');
+  if (!files)
+    throw new InputError(
+      dir,
+      'not an AV2 motion-forecasting scenario (scenario_*.parquet + log_map_archive_*.json)',
+    );
   const buf = fs.readFileSync(files.parquet);
   const ab = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) as ArrayBuffer;
   let rows: Row[];
   try {
     rows = (await parquetReadObjects({ file: ab })) as Row[];
   } catch (e) {
-    throw new InputError(files.parquet, `not a readable Parquet file (${(e as Error).message.split('\n')[0]})`);
+    throw new InputError(
+      files.parquet,
+      `not a readable Parquet file (${(e as Error).message.split('\n')[0]})`,
+    );
   }
   const fail = (what: string): never => {
     throw new InputError(files.parquet, `AV2 scenario: ${what}`);
@@ -167,7 +174,8 @@ export async function readAv2Motion(dir: string): Promise<Av2MotionScenario> {
   const byId = new Map<string, Av2MotionTrack>();
   rows.forEach((r, i) => {
     const t = Number(r.timestep);
-    if (!Number.isInteger(t) || t < 0 || t >= T) fail(`row ${i}: timestep ${String(r.timestep)} outside 0..${T - 1}`);
+    if (!Number.isInteger(t) || t < 0 || t >= T)
+      fail(`row ${i}: timestep ${String(r.timestep)} outside 0..${T - 1}`);
     const tid = String(r.track_id);
     let tr = byId.get(tid);
     if (!tr) {
@@ -185,7 +193,8 @@ export async function readAv2Motion(dir: string): Promise<Av2MotionScenario> {
       byId.set(tid, tr);
     }
     const vals = [r.position_x, r.position_y, r.heading, r.velocity_x, r.velocity_y].map(Number);
-    if (vals.some((v) => !Number.isFinite(v))) fail(`row ${i} (track ${tid}, step ${t}): a state is not a finite number`);
+    if (vals.some((v) => !Number.isFinite(v)))
+      fail(`row ${i} (track ${tid}, step ${t}): a state is not a finite number`);
     [tr.x[t], tr.y[t], tr.heading[t], tr.vx[t], tr.vy[t]] = vals;
     tr.valid[t] = 1;
   });

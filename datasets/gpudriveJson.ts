@@ -191,7 +191,9 @@ export function parseGpudriveJson(doc: unknown, file: string): GpudriveScenario 
       type: r.type as string,
       points,
       ...(r.id === undefined ? {} : { id: int(r.id, `${w}.id`) }),
-      ...(r.map_element_id === undefined ? {} : { mapElementId: int(r.map_element_id, `${w}.map_element_id`) }),
+      ...(r.map_element_id === undefined
+        ? {}
+        : { mapElementId: int(r.map_element_id, `${w}.map_element_id`) }),
     };
   });
   let metadata: GpudriveMetadata | undefined;
@@ -222,7 +224,11 @@ export function parseGpudriveJson(doc: unknown, file: string): GpudriveScenario 
   if (degrees)
     for (const o of objects)
       for (let t = 0; t < T; t++)
-        if (o.valid[t]) o.heading[t] = Math.atan2(Math.sin((o.heading[t] * Math.PI) / 180), Math.cos((o.heading[t] * Math.PI) / 180));
+        if (o.valid[t])
+          o.heading[t] = Math.atan2(
+            Math.sin((o.heading[t] * Math.PI) / 180),
+            Math.cos((o.heading[t] * Math.PI) / 180),
+          );
   return {
     name,
     ...(doc.scenario_id === undefined ? {} : { scenarioId: doc.scenario_id as string }),
@@ -322,7 +328,10 @@ export function gpudriveLoaderProblems(doc: unknown, numSteps?: number): string[
       else if (!r.geometry.every(isXY)) out.push(`${w}.geometry: a point is not {x, y}`);
       if (r.id !== undefined && (!isInt(r.id) || (r.id as number) < 0 || (r.id as number) > 0xffffffff))
         out.push(`${w}.id: not a uint32`);
-      if (r.map_element_id !== undefined && (!isInt(r.map_element_id) || (r.map_element_id as number) < -1 || (r.map_element_id as number) > 20))
+      if (
+        r.map_element_id !== undefined &&
+        (!isInt(r.map_element_id) || (r.map_element_id as number) < -1 || (r.map_element_id as number) > 20)
+      )
         out.push(`${w}.map_element_id: outside -1..20`);
     });
   return out;

@@ -271,7 +271,8 @@ export function readPickle(
     need(8, 'an 8-byte argument');
     const v = dv.getBigUint64(pos, true);
     pos += 8;
-    if (v > BigInt(bytes.length)) fail(`a length of ${v} bytes at byte ${pos - 8}, the stream holds ${bytes.length}`);
+    if (v > BigInt(bytes.length))
+      fail(`a length of ${v} bytes at byte ${pos - 8}, the stream holds ${bytes.length}`);
     return Number(v);
   };
   const take = (n: number, what: string) => {
@@ -362,7 +363,8 @@ export function readPickle(
         // scalar(dtype, raw bytes): one numpy scalar.
         const dt = a[0];
         const raw = a[1];
-        if (!(dt instanceof NumpyDtype) || !(raw instanceof Uint8Array)) return fail('numpy scalar: bad arguments');
+        if (!(dt instanceof NumpyDtype) || !(raw instanceof Uint8Array))
+          return fail('numpy scalar: bad arguments');
         const arr = decodeArray(file, dt.str, raw, 1);
         return arr[0];
       }
@@ -576,7 +578,8 @@ export function readPickle(
         const kv = popMark();
         if (kv.length % 2) fail('DICT with an odd number of items');
         const d: PyDict = new Map();
-        for (let i = 0; i < kv.length; i += 2) d.set(keyOf(value(kv[i], 'a key')), value(kv[i + 1], 'a value'));
+        for (let i = 0; i < kv.length; i += 2)
+          d.set(keyOf(value(kv[i], 'a key')), value(kv[i + 1], 'a value'));
         push(d);
         break;
       }
@@ -592,7 +595,8 @@ export function readPickle(
         const kv = popMark();
         if (kv.length % 2) fail('SETITEMS with an odd number of items');
         const d = dictOf(top(), 'SETITEMS');
-        for (let i = 0; i < kv.length; i += 2) d.set(keyOf(value(kv[i], 'a key')), value(kv[i + 1], 'a value'));
+        for (let i = 0; i < kv.length; i += 2)
+          d.set(keyOf(value(kv[i], 'a key')), value(kv[i + 1], 'a value'));
         break;
       }
       case 0x8f: // EMPTY_SET

@@ -48,7 +48,9 @@ function isScenarioNetDir(p: string): boolean {
 
 /** The scenario pickles of a ScenarioNet folder: those dataset_summary.pkl lists, else every other .pkl. */
 function scenarioNetFiles(dir: string): string[] {
-  const names = fs.readdirSync(dir).filter((n) => isPickle(n) && !SCENARIONET_INDEX.has(n) && !n.startsWith('.'));
+  const names = fs
+    .readdirSync(dir)
+    .filter((n) => isPickle(n) && !SCENARIONET_INDEX.has(n) && !n.startsWith('.'));
   return names.sort().map((n) => path.join(dir, n));
 }
 
@@ -98,7 +100,8 @@ function loadOne(p: string): LoadedScenario[] {
   const dir = fs.statSync(p).isDirectory();
   if (dir && av2MotionFiles(p)) {
     const m = av2MotionCache.get(path.resolve(p));
-    if (!m) throw new InputError(p, 'AV2 motion-forecasting scenario not read ahead (prepareScenarioSources)');
+    if (!m)
+      throw new InputError(p, 'AV2 motion-forecasting scenario not read ahead (prepareScenarioSources)');
     const s = av2MotionToScenario(m);
     validateScenario(s, p);
     return [{ scenario: s, file: p }];
@@ -132,7 +135,10 @@ function loadOne(p: string): LoadedScenario[] {
   if (!dir && !p.endsWith('.json'))
     throw new InputError(p, `unknown scenario format (known: ${SCENARIO_FORMATS})`);
   if (!dir && !headOf(p).includes(SCENARIO_JSON_FORMAT))
-    throw new InputError(p, `unknown scenario format: JSON that is neither a drivekit nor a GPUDrive/Nocturne scenario`);
+    throw new InputError(
+      p,
+      `unknown scenario format: JSON that is neither a drivekit nor a GPUDrive/Nocturne scenario`,
+    );
   return [{ scenario: loadScenario(p), file: p }];
 }
 
@@ -181,7 +187,8 @@ export function loadScenarios(input: string): LoadedScenario[] {
     const dir = fs.statSync(p).isDirectory();
     const json = !dir && name.endsWith('.json') && (isScenarioJson(p) || looksLikeGpudriveJson(headOf(p)));
     const pickle = !dir && isPickle(name) && !SCENARIONET_INDEX.has(name);
-    const folder = dir && (isScenarioDir(p) || isAv2Log(p) || av2MotionFiles(p) !== null || isScenarioNetDir(p));
+    const folder =
+      dir && (isScenarioDir(p) || isAv2Log(p) || av2MotionFiles(p) !== null || isScenarioNetDir(p));
     if (json || pickle || isTfRecord(name) || folder) out.push(...loadOne(p));
   }
   if (out.length === 0) throw new InputError(input, `no scenarios here (known: ${SCENARIO_FORMATS})`);

@@ -1,18 +1,16 @@
 // A Scenario as GPUDrive / Nocturne scenario JSON (objects[], roads[], tl_states, metadata), the layout
 // GPUDrive's loader reads (src/json_serialization.hpp) and its WOMD converter writes (invalid steps −10000).
 import { GPUDRIVE_INVALID, MAP_ELEMENT_ID } from '../../datasets/gpudriveJson.ts';
-import {
-  LANE_TYPES,
-  type MapFeature,
-  ROAD_EDGE_TYPES,
-  ROAD_LINE_TYPES,
-  type Scenario,
-} from '../scenario.ts';
+import { LANE_TYPES, type MapFeature, ROAD_EDGE_TYPES, ROAD_LINE_TYPES, type Scenario } from '../scenario.ts';
 
 type Point = { x: number; y: number; z: number };
 
 const pointsOf = (f: { xy: Float32Array; z?: Float32Array }): Point[] =>
-  Array.from({ length: f.xy.length / 2 }, (_, i) => ({ x: f.xy[2 * i], y: f.xy[2 * i + 1], z: f.z?.[i] ?? 0 }));
+  Array.from({ length: f.xy.length / 2 }, (_, i) => ({
+    x: f.xy[2 * i],
+    y: f.xy[2 * i + 1],
+    z: f.z?.[i] ?? 0,
+  }));
 
 const indexOr = (names: readonly string[], name: string | undefined, fallback: number) => {
   const i = name === undefined ? -1 : names.indexOf(name);
@@ -28,7 +26,13 @@ export function gpudriveExportLosses(s: Scenario): Record<string, number> {
   add('traffic_lights', s.map.trafficLights.length);
   add('drivable_areas', s.map.drivableAreas.length);
   add('sidewalks', s.map.sidewalks.length);
-  add('lane_links', s.map.lanes.reduce((n, l) => n + l.successors.length + l.leftNeighbors.length + l.rightNeighbors.length, 0));
+  add(
+    'lane_links',
+    s.map.lanes.reduce(
+      (n, l) => n + l.successors.length + l.leftNeighbors.length + l.rightNeighbors.length,
+      0,
+    ),
+  );
   add('routes', s.routes.filter((r) => r.length > 0).length);
   add('per_step_sizes', s.agents.stepLength ? s.agents.ids.length : 0);
   return out;
@@ -49,7 +53,11 @@ export function scenarioToGpudrive(s: Scenario): Record<string, unknown> {
       const v = a.valid[k] === 1;
       valid.push(v);
       if (v) last = k;
-      position.push(v ? { x: a.x[k], y: a.y[k], z: a.z[k] } : { x: GPUDRIVE_INVALID, y: GPUDRIVE_INVALID, z: GPUDRIVE_INVALID });
+      position.push(
+        v
+          ? { x: a.x[k], y: a.y[k], z: a.z[k] }
+          : { x: GPUDRIVE_INVALID, y: GPUDRIVE_INVALID, z: GPUDRIVE_INVALID },
+      );
       heading.push(v ? a.yaw[k] : GPUDRIVE_INVALID);
       velocity.push(v ? { x: a.vx[k], y: a.vy[k] } : { x: GPUDRIVE_INVALID, y: GPUDRIVE_INVALID });
     }
@@ -85,7 +93,8 @@ export function scenarioToGpudrive(s: Scenario): Record<string, unknown> {
   const roads: Record<string, unknown>[] = [];
   const road = (type: string, f: { id: number; xy: Float32Array; z?: Float32Array }, mapElementId: number) =>
     roads.push({ geometry: pointsOf(f), type, map_element_id: mapElementId, id: roadId(f.id) });
-  for (const l of s.map.lanes) road('lane', l, indexOr(LANE_TYPES, l.laneType, MAP_ELEMENT_ID.laneSurfaceStreet));
+  for (const l of s.map.lanes)
+    road('lane', l, indexOr(LANE_TYPES, l.laneType, MAP_ELEMENT_ID.laneSurfaceStreet));
   for (const f of s.map.roadLines ?? [])
     road('road_line', f, MAP_ELEMENT_ID.roadLineBase + indexOr(ROAD_LINE_TYPES, f.type, 0));
   for (const f of s.map.roadEdges)
@@ -99,7 +108,12 @@ export function scenarioToGpudrive(s: Scenario): Record<string, unknown> {
   // Stop signs: the source's where kept, else one per stop line at its middle (towns state lines only).
   if (s.map.stopSigns)
     for (const g of s.map.stopSigns)
-      road('stop_sign', { id: g.id, xy: Float32Array.of(g.x, g.y), z: Float32Array.of(g.z) }, MAP_ELEMENT_ID.stopSign);
+      roads.push({
+        geometry: [{ x: g.x, y: g.y, z: g.z }],
+        type: 'stop_sign',
+        map_element_id: MAP_ELEMENT_ID.stopSign,
+        id: roadId(g.id),
+      });
   else
     for (const l of s.map.stopLines) {
       if (l.id < 0) continue;
@@ -118,7 +132,10 @@ export function scenarioToGpudrive(s: Scenario): Record<string, unknown> {
     metadata: {
       sdc_track_index: s.egoIndex,
       objects_of_interest: s.objectsOfInterest ? Array.from(s.objectsOfInterest) : [],
-      tracks_to_predict: ttp.map((row, j) => ({ track_index: row, difficulty: s.predictionDifficulty?.[j] ?? 0 })),
+      tracks_to_predict: ttp.map((row, j) => ({
+        track_index: row,
+        difficulty: s.predictionDifficulty?.[j] ?? 0,
+      })),
     },
   };
 }

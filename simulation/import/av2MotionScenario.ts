@@ -76,7 +76,8 @@ export function av2MotionToScenario(
   cfg: Av2MotionImportConfig = DEFAULT_AV2_MOTION_IMPORT,
 ): Scenario {
   const T = m.numTimesteps;
-  const dt = m.endTimestampNs > m.startTimestampNs ? (m.endTimestampNs - m.startTimestampNs) * 1e-9 / (T - 1) : 0.1;
+  const dt =
+    m.endTimestampNs > m.startTimestampNs ? ((m.endTimestampNs - m.startTimestampNs) * 1e-9) / (T - 1) : 0.1;
   const numeric = m.tracks.filter((t) => /^\d+$/.test(t.trackId)).map((t) => Number(t.trackId));
   let fresh = Math.max(0, ...numeric.filter((v) => v < 2 ** 31)) + 1;
   const tracks = m.tracks.map((t): WomdTrack => {
@@ -105,12 +106,27 @@ export function av2MotionToScenario(
       : [],
   );
   const laneIds = new Set(m.map.lanes.map((l) => l.id));
-  let fid = Math.max(0, ...m.map.lanes.map((l) => l.id), ...m.map.drivableAreas.map((a) => a.id), ...m.map.crossings.map((c) => c.id)) + 1;
+  let fid =
+    Math.max(
+      0,
+      ...m.map.lanes.map((l) => l.id),
+      ...m.map.drivableAreas.map((a) => a.id),
+      ...m.map.crossings.map((c) => c.id),
+    ) + 1;
   const features: WomdPolyFeature[] = [];
   const lanes: WomdLane[] = m.map.lanes.map((l) => {
     const span = (nb: number | null) =>
       nb !== null && laneIds.has(nb)
-        ? [{ featureId: nb, selfStartIndex: 0, selfEndIndex: l.centerline.length - 1, neighborStartIndex: 0, neighborEndIndex: 0, boundaries: [] }]
+        ? [
+            {
+              featureId: nb,
+              selfStartIndex: 0,
+              selfEndIndex: l.centerline.length - 1,
+              neighborStartIndex: 0,
+              neighborEndIndex: 0,
+              boundaries: [],
+            },
+          ]
         : [];
     for (const [pts, mark] of [
       [l.leftBoundary, l.leftMark],
@@ -118,7 +134,12 @@ export function av2MotionToScenario(
     ] as const) {
       const type = MARKS[mark];
       if (type && pts.length >= 2)
-        features.push({ id: fid++, kind: 'road_line', type: (ROAD_LINE_TYPES as readonly string[]).indexOf(type), points: flat(pts) });
+        features.push({
+          id: fid++,
+          kind: 'road_line',
+          type: (ROAD_LINE_TYPES as readonly string[]).indexOf(type),
+          points: flat(pts),
+        });
     }
     return {
       id: l.id,
@@ -172,7 +193,10 @@ export function av2MotionToScenario(
     const right = xy32(src.rightBoundary);
     const w: number[] = [];
     for (let i = 0; i < lane.xy.length; i += 2)
-      w.push(projectOntoPolyline(left, lane.xy[i], lane.xy[i + 1]).distance + projectOntoPolyline(right, lane.xy[i], lane.xy[i + 1]).distance);
+      w.push(
+        projectOntoPolyline(left, lane.xy[i], lane.xy[i + 1]).distance +
+          projectOntoPolyline(right, lane.xy[i], lane.xy[i + 1]).distance,
+      );
     w.sort((a, b) => a - b);
     lane.widthM = Math.min(cfg.maxLaneWidthM, Math.max(cfg.minLaneWidthM, w[w.length >> 1]));
   }

@@ -28,7 +28,15 @@ export function resampleScenario(s: Scenario, dtS: number): Scenario {
   const n = s.agents.ids.length;
   const a = s.agents;
   const f32 = () => new Float32Array(n * U);
-  const out = { x: f32(), y: f32(), z: f32(), yaw: f32(), vx: f32(), vy: f32(), valid: new Uint8Array(n * U) };
+  const out = {
+    x: f32(),
+    y: f32(),
+    z: f32(),
+    yaw: f32(),
+    vx: f32(),
+    vy: f32(),
+    valid: new Uint8Array(n * U),
+  };
   for (let i = 0; i < n; i++)
     for (let u = 0; u < U; u++) {
       const q = (u * dtS) / s.dtS;
@@ -55,7 +63,9 @@ export function resampleScenario(s: Scenario, dtS: number): Scenario {
     trafficLights: s.map.trafficLights.map((l) => ({
       ...l,
       states: Uint8Array.from({ length: U }, (_, u) => l.states[stepOf(u)]),
-      ...(l.signalStates ? { signalStates: Uint8Array.from({ length: U }, (_, u) => l.signalStates![stepOf(u)]) } : {}),
+      ...(l.signalStates
+        ? { signalStates: Uint8Array.from({ length: U }, (_, u) => l.signalStates![stepOf(u)]) }
+        : {}),
     })),
   };
   const agents = { ...a, ...out };

@@ -1,11 +1,7 @@
 // GPUDrive / Nocturne scenario JSON → the simulator's Scenario: objects become agents (10 Hz, invalid
 // steps' −10000 sentinels cleared, goals from goalPosition), roads become the map by their type and
 // map_element_id; through the WOMD importer so lane widths and stop lines follow the same rules.
-import {
-  GPUDRIVE_INVALID,
-  type GpudriveScenario,
-  MAP_ELEMENT_ID,
-} from '../../datasets/gpudriveJson.ts';
+import { GPUDRIVE_INVALID, type GpudriveScenario, MAP_ELEMENT_ID } from '../../datasets/gpudriveJson.ts';
 import {
   WOMD_OBJECT_TYPE,
   type WomdLane,

@@ -14,7 +14,13 @@ import {
   type WomdStopSign,
   type WomdTrack,
 } from '../../datasets/womd.ts';
-import { LANE_TYPES, ROAD_EDGE_TYPES, ROAD_LINE_TYPES, SIGNAL_STATE_NAMES, type Scenario } from '../scenario.ts';
+import {
+  LANE_TYPES,
+  ROAD_EDGE_TYPES,
+  ROAD_LINE_TYPES,
+  SIGNAL_STATE_NAMES,
+  type Scenario,
+} from '../scenario.ts';
 import { womdToScenario } from './womdScenario.ts';
 
 export interface ScenarioNetImportConfig {
@@ -40,19 +46,29 @@ function reader(file: string) {
   const fail = (what: string): never => {
     throw new InputError(file, `ScenarioNet: ${what}`);
   };
-  const dict = (v: PyValue | undefined, where: string): PyDict => (isDict(v) ? v : fail(`${where} is not a dict`));
+  const dict = (v: PyValue | undefined, where: string): PyDict =>
+    isDict(v) ? v : fail(`${where} is not a dict`);
   const list = (v: PyValue | undefined): PyValue[] =>
-    Array.isArray(v) ? v : v instanceof PyTuple ? v.items : isArr(v) ? Array.from(v.data as ArrayLike<number>) : [];
+    Array.isArray(v)
+      ? v
+      : v instanceof PyTuple
+        ? v.items
+        : isArr(v)
+          ? Array.from(v.data as ArrayLike<number>)
+          : [];
   const str = (v: PyValue | undefined): string | null =>
     typeof v === 'string' ? v : typeof v === 'number' ? String(v) : null;
   const numbers = (v: PyValue | undefined, where: string): Float64Array => {
     if (isArr(v)) {
-      if (!(v.data instanceof Float64Array || v.data instanceof Uint8Array)) fail(`${where}: an object array`);
+      if (!(v.data instanceof Float64Array || v.data instanceof Uint8Array))
+        fail(`${where}: an object array`);
       return Float64Array.from(v.data as ArrayLike<number>);
     }
     if (typeof v === 'number' || typeof v === 'boolean') return Float64Array.of(Number(v));
     const items = list(v);
-    return Float64Array.from(items, (x) => (typeof x === 'number' || typeof x === 'boolean' ? Number(x) : NaN));
+    return Float64Array.from(items, (x) =>
+      typeof x === 'number' || typeof x === 'boolean' ? Number(x) : NaN,
+    );
   };
   /** Points as [x, y, z, …] from an (n, 2|3) array or a list of 2- or 3-sequences. */
   const points = (v: PyValue | undefined, where: string): Float64Array => {
@@ -152,7 +168,9 @@ export function scenarioNetToWomd(
       height: size('height'),
       heading: Float32Array.from(heading),
       velocityX: Float32Array.from({ length: T }, (_, t) => (vel && vel.length === 2 * T ? vel[2 * t] : 0)),
-      velocityY: Float32Array.from({ length: T }, (_, t) => (vel && vel.length === 2 * T ? vel[2 * t + 1] : 0)),
+      velocityY: Float32Array.from({ length: T }, (_, t) =>
+        vel && vel.length === 2 * T ? vel[2 * t + 1] : 0,
+      ),
       valid: Uint8Array.from(valid, (v) => (v ? 1 : 0)),
     };
   });
@@ -167,9 +185,14 @@ export function scenarioNetToWomd(
     return s === null ? undefined : fid.get(s);
   };
   const idsOf = (v: PyValue | undefined) =>
-    r.list(v).map(idOf).filter((x): x is number => x !== undefined);
+    r
+      .list(v)
+      .map(idOf)
+      .filter((x): x is number => x !== undefined);
   const lineType = (name: string | null) => {
-    const i = (ROAD_LINE_TYPES as readonly string[]).indexOf((name ?? '').replace(/^ROAD_LINE_/, '').toLowerCase());
+    const i = (ROAD_LINE_TYPES as readonly string[]).indexOf(
+      (name ?? '').replace(/^ROAD_LINE_/, '').toLowerCase(),
+    );
     return i < 0 ? 0 : i;
   };
   const int = (v: PyValue | undefined) => (typeof v === 'number' ? v : Number(r.str(v ?? null) ?? 0));
@@ -218,7 +241,8 @@ export function scenarioNetToWomd(
       const laneType = (LANE_TYPES as readonly string[]).indexOf(type.slice(5).toLowerCase());
       lanes.push({
         id,
-        speedLimitMph: typeof f.get('speed_limit_mph') === 'number' ? (f.get('speed_limit_mph') as number) : 0,
+        speedLimitMph:
+          typeof f.get('speed_limit_mph') === 'number' ? (f.get('speed_limit_mph') as number) : 0,
         laneType: laneType < 0 ? 0 : laneType,
         interpolating: f.get('interpolating') === true,
         polyline,
@@ -232,17 +256,30 @@ export function scenarioNetToWomd(
       const ex: LaneExtras = {};
       const w = f.get('width');
       if (isArr(w) && w.shape.length === 2 && w.shape[1] === 2) {
-        const sums = Array.from({ length: w.shape[0] }, (_, i) => (w.data[2 * i] as number) + (w.data[2 * i + 1] as number));
+        const sums = Array.from(
+          { length: w.shape[0] },
+          (_, i) => (w.data[2 * i] as number) + (w.data[2 * i + 1] as number),
+        );
         sums.sort((a, b) => a - b);
         if (sums.length) ex.widthM = sums[sums.length >> 1];
       }
       if (f.has('polygon')) ex.polygon = r.points(f.get('polygon'), `${where}.polygon`);
       extras.set(id, ex);
     } else if (type.startsWith('ROAD_LINE_')) {
-      features.push({ id, kind: 'road_line', type: lineType(type), points: r.points(f.get('polyline'), where) });
+      features.push({
+        id,
+        kind: 'road_line',
+        type: lineType(type),
+        points: r.points(f.get('polyline'), where),
+      });
     } else if (type.startsWith('ROAD_EDGE_')) {
       const i = (ROAD_EDGE_TYPES as readonly string[]).indexOf(type.toLowerCase());
-      features.push({ id, kind: 'road_edge', type: i < 0 ? 0 : i, points: r.points(f.get('polyline'), where) });
+      features.push({
+        id,
+        kind: 'road_edge',
+        type: i < 0 ? 0 : i,
+        points: r.points(f.get('polyline'), where),
+      });
     } else if (type === 'CROSSWALK' || type === 'SPEED_BUMP' || type === 'DRIVEWAY') {
       const kind = type.toLowerCase() as 'crosswalk' | 'speed_bump' | 'driveway';
       features.push({ id, kind, type: 0, points: r.points(f.get('polygon') ?? f.get('polyline'), where) });
@@ -286,7 +323,8 @@ export function scenarioNetToWomd(
     .map((v) => rowOf.get(r.str(v) ?? ''))
     .filter((row): row is number => row !== undefined)
     .map((row) => tracks[row].id);
-  const cur = typeof meta.get('current_time_index') === 'number' ? (meta.get('current_time_index') as number) : 0;
+  const cur =
+    typeof meta.get('current_time_index') === 'number' ? (meta.get('current_time_index') as number) : 0;
   const id = r.str(meta.get('scenario_id') ?? null) ?? r.str(d.get('id') ?? null) ?? file;
   return {
     womd: {
@@ -372,7 +410,8 @@ export function scenarioNetToScenario(
   // intersections they cross would read as off the road.
   if (s.map.drivableAreas.length > 0)
     for (const lane of s.map.lanes)
-      if (!lanes.get(lane.id)?.polygon) s.map.drivableAreas.push({ id: fresh++, xy: corridor(lane.xy, lane.widthM / 2) });
+      if (!lanes.get(lane.id)?.polygon)
+        s.map.drivableAreas.push({ id: fresh++, xy: corridor(lane.xy, lane.widthM / 2) });
   if (womd.tracksToPredict.length === 0) {
     delete s.tracksToPredict;
     delete s.predictionDifficulty;

@@ -21,7 +21,9 @@ class P {
     return this.op(0x8c, e.length, ...e);
   }
   bytes(raw: Uint8Array) {
-    return this.op(0x42).u32(raw.length).op(...raw);
+    return this.op(0x42)
+      .u32(raw.length)
+      .op(...raw);
   }
   int(n: number) {
     return this.op(0x4b, n);
@@ -48,7 +50,16 @@ function float32Array(p: P, values: number[], shape: number[]) {
   for (const d of shape) p.int(d);
   p.op(shape.length === 2 ? 0x86 : 0x85); // shape tuple
   p.global('numpy', 'dtype').str('f4').op(0x89, 0x88, 0x87, 0x52); // dtype('f4', False, True)
-  p.op(0x28).int(3).str('<').op(0x4e, 0x4e, 0x4e).op(0x4a).u32(0xffffffff).op(0x4a).u32(0xffffffff).int(0).op(0x74, 0x62);
+  p.op(0x28)
+    .int(3)
+    .str('<')
+    .op(0x4e, 0x4e, 0x4e)
+    .op(0x4a)
+    .u32(0xffffffff)
+    .op(0x4a)
+    .u32(0xffffffff)
+    .int(0)
+    .op(0x74, 0x62);
   p.op(0x89).bytes(raw).op(0x74, 0x62); // False, raw, TUPLE, BUILD
 }
 
@@ -101,7 +112,12 @@ describe('pickle reader', () => {
     const p = new P().global('builtins', 'int').str('7').op(0x85, 0x52);
     expect(() => readPickle(p.done(), F)).toThrow("evil.pkl: pickle: refused REDUCE of 'builtins.int'");
     // numpy's _reconstruct of anything but ndarray.
-    const q = new P().global('numpy.core.multiarray', '_reconstruct').global('numpy', 'dtype').int(0).op(0x85).op(0x43, 1, 0x62, 0x87, 0x52);
+    const q = new P()
+      .global('numpy.core.multiarray', '_reconstruct')
+      .global('numpy', 'dtype')
+      .int(0)
+      .op(0x85)
+      .op(0x43, 1, 0x62, 0x87, 0x52);
     expect(() => readPickle(q.done(), F)).toThrow('only numpy.ndarray is allowed');
   });
 
@@ -117,7 +133,9 @@ describe('pickle reader', () => {
   it('refuses a truncated stream', () => {
     const full = new P().op(0x7d, 0x28).str('key').str('value').op(0x75).done();
     for (const cut of [3, 8, full.length - 1])
-      expect(() => readPickle(full.subarray(0, cut), F)).toThrow(/^evil\.pkl: pickle: (truncated stream|stack underflow)/);
+      expect(() => readPickle(full.subarray(0, cut), F)).toThrow(
+        /^evil\.pkl: pickle: (truncated stream|stack underflow)/,
+      );
     // A string whose length runs past the end.
     const long = Uint8Array.from([0x80, 4, 0x58, 0xff, 0xff, 0xff, 0x7f, 0x61]);
     expect(() => readPickle(long, F)).toThrow('truncated stream');
@@ -129,7 +147,9 @@ describe('pickle reader', () => {
     const p = new P();
     float32Array(p, [1, 2, 3, 4, 5, 6], [2, 3]);
     const limits = { maxBytes: 1 << 20, maxArrayElements: 5, maxItems: 1 << 20, maxMemo: 1 << 10 };
-    expect(() => readPickle(p.done(), F, limits)).toThrow('a numpy array of 6 elements, more than the limit of 5');
+    expect(() => readPickle(p.done(), F, limits)).toThrow(
+      'a numpy array of 6 elements, more than the limit of 5',
+    );
     // Shape and data that disagree.
     const q = new P();
     float32Array(q, [1, 2, 3, 4, 5], [2, 3]);

@@ -58,7 +58,8 @@ export interface ExportOptions {
 export function exportTarget(opts: ExportOptions): string {
   if (opts.log !== undefined)
     return opts.out ?? `${path.resolve(opts.log)}${opts.format === 'mcap' ? '.mcap' : '-parquet'}`;
-  const rollouts = opts.rollouts ?? (opts.scenarios !== undefined ? path.dirname(path.resolve(opts.scenarios)) : '.');
+  const rollouts =
+    opts.rollouts ?? (opts.scenarios !== undefined ? path.dirname(path.resolve(opts.scenarios)) : '.');
   if (opts.format !== 'wosac') return opts.out ?? path.join(rollouts, `export-${opts.format}`);
   const name = 'submission.binproto';
   if (!opts.out) return path.join(rollouts, name);
@@ -90,7 +91,8 @@ export async function runExport(opts: ExportOptions): Promise<{
   if (opts.rollouts === undefined && opts.scenarios === undefined)
     throw new InputError('--rollouts', 'missing: give --rollouts <dir>, --scenarios <path> or --log <dir>');
   if (format === 'wosac') {
-    if (opts.rollouts === undefined) throw new InputError('--scenarios', 'wosac exports rollouts: give --rollouts');
+    if (opts.rollouts === undefined)
+      throw new InputError('--scenarios', 'wosac exports rollouts: give --rollouts');
     return exportWosac({ ...opts, rollouts: opts.rollouts });
   }
   // Everything is read (and checked) before the target is made: a bad input leaves nothing behind.
@@ -131,7 +133,8 @@ export async function runExport(opts: ExportOptions): Promise<{
       const file = path.join(out, `${fileStem(s, i)}.json`);
       writeFileAtomicSync(file, JSON.stringify(scenarioToGpudrive(s)));
       files.push(file);
-      for (const [what, n] of Object.entries(gpudriveExportLosses(s))) dropped[what] = (dropped[what] ?? 0) + n;
+      for (const [what, n] of Object.entries(gpudriveExportLosses(s)))
+        dropped[what] = (dropped[what] ?? 0) + n;
     }
     const said = Object.entries(dropped).map(([what, n]) => `${n} ${what.replace(/_/g, ' ')}`);
     if (said.length && !opts.json)
