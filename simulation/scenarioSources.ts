@@ -79,6 +79,17 @@ export async function prepareScenarioSources(spec: string): Promise<void> {
   }
 }
 
+/**
+ * True when `p` is a scenario source in a format other than drivekit's own (WOMD TFRecord, GPUDrive /
+ * Nocturne JSON, ScenarioNet pickle or folder, AV2 motion-forecasting folder, AV2 log).
+ */
+export function isForeignScenarioSource(p: string): boolean {
+  if (!fs.existsSync(p)) return false;
+  if (fs.statSync(p).isDirectory())
+    return !isScenarioDir(p) && (isAv2Log(p) || av2MotionFiles(p) !== null || isScenarioNetDir(p));
+  return isTfRecord(p) || isPickle(p) || (p.endsWith('.json') && looksLikeGpudriveJson(headOf(p)));
+}
+
 /** loadScenarios after prepareScenarioSources: every source, AV2 motion folders included. */
 export async function loadScenariosAsync(input: string): Promise<LoadedScenario[]> {
   await prepareScenarioSources(input);

@@ -29,7 +29,8 @@ export const REAL_SETS: { name: string; path: string[]; source?: string }[] = [
 
 /** Read ahead what the real sets need (AV2 motion Parquet is read asynchronously). */
 export async function prepareRealSets(): Promise<void> {
-  for (const r of REAL_SETS) if (fs.existsSync(realData(...r.path))) await prepareScenarioSources(realData(...r.path));
+  for (const r of REAL_SETS)
+    if (fs.existsSync(realData(...r.path))) await prepareScenarioSources(realData(...r.path));
 }
 
 /** The real sets whose data is present, each its first `count` scenarios (0: none). */

@@ -158,6 +158,11 @@ export function openRolloutSource(dir: string, choice: RolloutChoice = {}): View
   });
 }
 
+/** A scenario already loaded (from any format --scenarios reads). */
+export function openLoadedScenarioSource(s: Scenario): ViewerSource {
+  return scenarioSource('scenario', s.id, s, { scenario: s.agents });
+}
+
 /** A scenario `.json` file or Arrow scenario directory. */
 export function openScenarioSource(file: string): ViewerSource {
   const s = loadScenario(file);
