@@ -51,6 +51,7 @@ const MARKS: Record<string, string> = {
 export interface Av2MotionImportConfig {
   /** The current step: the last observed one (AV2 observes 50 of 110 steps). */
   currentStep: number;
+  /** Lane widths measured between the painted boundaries are clamped to this range, metres. */
   minLaneWidthM: number;
   maxLaneWidthM: number;
 }

@@ -28,6 +28,7 @@ export interface ScenarioNetImportConfig {
   currentStep: number;
   /** Lane widths from ScenarioNet's width array or lane polygon are clamped to this range, metres. */
   minLaneWidthM: number;
+  /** The largest lane width taken from ScenarioNet's estimate or a lane polygon, metres. */
   maxLaneWidthM: number;
 }
 
