@@ -94,6 +94,7 @@ const ALLOWED_GLOBALS = new Set([
   'numpy._core.numeric._frombuffer',
   'numpy.ndarray',
   'numpy.dtype',
+  '_codecs.encode',
   'collections.defaultdict',
   'collections.OrderedDict',
   'builtins.int',
@@ -374,6 +375,12 @@ export function readPickle(
         if (!(buf instanceof Uint8Array) || !(dt instanceof NumpyDtype) || !(shape instanceof PyTuple))
           return fail('numpy _frombuffer: bad arguments');
         return makeArray(dt, shape.items, buf, order === 'F');
+      }
+      case 'encode': {
+        // Protocol 2 writes bytes as _codecs.encode(text, 'latin1'): a pure conversion back to bytes.
+        if (typeof a[0] !== 'string' || (a[1] !== 'latin1' && a[1] !== 'latin-1'))
+          return fail('_codecs.encode other than (str, latin1)');
+        return Uint8Array.from(Buffer.from(a[0], 'latin1'));
       }
       case 'defaultdict':
       case 'OrderedDict':

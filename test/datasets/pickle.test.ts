@@ -156,6 +156,39 @@ describe('pickle reader', () => {
     expect(() => readPickle(q.done(), F)).toThrow('needs 24 bytes, the pickle holds 20');
   });
 
+  it('reads numpy arrays as Python writes them at protocols 2 and 5, big-endian and Fortran order', () => {
+    // pickle.dumps of numpy 2 arrays (hex kept here so the test needs no Python).
+    const hex = (h: string) => Uint8Array.from(Buffer.from(h, 'hex'));
+    const p2 = hex(
+      '80027d7100285801000000617101636e756d70792e5f636f72652e6d756c746961727261790a5f7265636f6e7374727563740a7102636e756d70790a6e6461727261790a71034b00857104635f636f646563730a656e636f64650a7105580100000062710658060000006c6174696e31710786710852710987710a52710b284b014b024b0286710c636e756d70790a64747970650a710d58020000006634710e898887710f527110284b0358010000003c71114e4e4e4affffffff4affffffff4b007471126289680558120000000000c3803f00000040000040400000c28840711368078671145271157471166258010000007471174b015801000000787118867119752e',
+    );
+    const p5 = hex(
+      '8005959a000000000000007d94288c0161948c136e756d70792e5f636f72652e6e756d65726963948c0b5f66726f6d627566666572949394289610000000000000000000c03f000000400000404000008840948c056e756d7079948c0564747970659493948c02663494898887945294284b038c013c944e4e4e4affffffff4affffffff4b007494624b024b0286948c014394749452948c0174944b018c0178948694752e',
+    );
+    for (const bytes of [p2, p5]) {
+      const d = readPickle(bytes, F) as Map<string, unknown>;
+      const a = d.get('a') as NdArray;
+      expect(a.shape).toEqual([2, 2]);
+      expect(Array.from(a.data as Float64Array)).toEqual([1.5, 2, 3, 4.25]);
+      expect((d.get('t') as PyTuple).items).toEqual([1, 'x']);
+    }
+    const be = readPickle(
+      hex(
+        '80059580000000000000008c136e756d70792e5f636f72652e6e756d65726963948c0b5f66726f6d62756666657294939428960c00000000000000000000010000000200000003948c056e756d7079948c0564747970659493948c02693494898887945294284b038c013e944e4e4e4affffffff4affffffff4b007494624b0385948c014394749452942e',
+      ),
+      F,
+    ) as NdArray;
+    expect([be.dtype, ...Array.from(be.data as Float64Array)]).toEqual(['>i4', 1, 2, 3]);
+    const fortran = readPickle(
+      hex(
+        '800495bb000000000000008c166e756d70792e5f636f72652e6d756c74696172726179948c0c5f7265636f6e7374727563749493948c056e756d7079948c076e6461727261799493944b0085944301629487945294284b014b024b03869468038c0564747970659493948c02663894898887945294284b038c013c944e4e4e4affffffff4affffffff4b0074946288433000000000000000000000000000000840000000000000f03f000000000000104000000000000000400000000000001440947494622e',
+      ),
+      F,
+    ) as NdArray;
+    // np.asfortranarray(np.arange(6).reshape(2, 3)): row-major values 0..5 whatever the storage order.
+    expect(Array.from(fortran.data as Float64Array)).toEqual([0, 1, 2, 3, 4, 5]);
+  });
+
   it('refuses a protocol above 5 and an unknown opcode', () => {
     expect(() => readPickle(Uint8Array.from([0x80, 6, 0x4e, 0x2e]), F)).toThrow('pickle protocol 6');
     expect(() => readPickle(Uint8Array.from([0x80, 4, 0xfe, 0x2e]), F)).toThrow('unsupported opcode 0xfe');
