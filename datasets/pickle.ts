@@ -3,210 +3,26 @@
 // of globals; any other global, REDUCE target, object build or extension is refused (CPython pickletools).
 import fs from 'node:fs';
 import { InputError } from '../core/errors.ts';
+import { decodeArray, type NdArray, toRowMajor } from './numpyArray.ts';
 
-/** A numpy array as the pickle describes it: dtype string ('<f4', '|b1', …), shape and the values. */
-export interface NdArray {
-  kind: 'ndarray';
-  dtype: string;
-  shape: number[];
-  /** Row-major values (numbers: float64/int as Float64Array; bools as Uint8Array; object arrays: list). */
-  data: Float64Array | Uint8Array | PyValue[];
-}
-
-export class PyTuple {
-  constructor(readonly items: PyValue[]) {}
-}
-
-export class PySet {
-  constructor(readonly items: PyValue[]) {}
-}
-
-/** A Python dict; keys are primitives (tuple keys are turned into their JSON text). */
-export type PyDict = Map<PyKey, PyValue>;
-export type PyKey = string | number | boolean | null;
-
-export type PyValue =
-  | null
-  | boolean
-  | number
-  | string
-  | Uint8Array
-  | PyValue[]
-  | PyTuple
-  | PySet
-  | PyDict
-  | NdArray
-  | PyGlobal
-  | NumpyDtype;
-
-/** A whitelisted global, pushed by GLOBAL / STACK_GLOBAL and only usable where the whitelist allows. */
-export class PyGlobal {
-  constructor(
-    readonly module: string,
-    readonly name: string,
-  ) {}
-}
-
-/** numpy.dtype(...) under construction: the type code, then the byte order from BUILD. */
-export class NumpyDtype {
-  constructor(
-    public code: string,
-    public order = '=',
-  ) {}
-  /** The array-interface string ('<f4', '|b1', …); native order is taken as little-endian. */
-  get str(): string {
-    const single = this.code === 'b1' || this.code === 'u1' || this.code === 'i1' || this.code === 'O';
-    const order = single ? '|' : this.order === '>' ? '>' : '<';
-    return order + this.code;
-  }
-}
+import { ALLOWED_GLOBALS, DEFAULT_PICKLE_LIMITS, type PickleLimits } from './pickleWhitelist.ts';
+import {
+  NumpyDtype,
+  PyGlobal,
+  PySet,
+  PyTuple,
+  type PyDict,
+  type PyKey,
+  type PyValue,
+} from './pickleValues.ts';
 
 /** An ndarray made by _reconstruct, awaiting its BUILD state. */
 class PendingArray {
   array: NdArray | null = null;
 }
 
-export interface PickleLimits {
-  /** Largest file read, bytes. */
-  maxBytes: number;
-  /** Most elements of one numpy array. */
-  maxArrayElements: number;
-  /** Most items on the stack plus in containers built (a bound on memory). */
-  maxItems: number;
-  /** Most memo entries. */
-  maxMemo: number;
-}
-
-export const DEFAULT_PICKLE_LIMITS: PickleLimits = {
-  maxBytes: 1 << 30,
-  maxArrayElements: 1 << 27,
-  maxItems: 1 << 26,
-  maxMemo: 1 << 24,
-};
-
-/** The globals a pickle may name: numpy array/dtype reconstruction and plain containers' factories. */
-const ALLOWED_GLOBALS = new Set([
-  'numpy.core.multiarray._reconstruct',
-  'numpy._core.multiarray._reconstruct',
-  'numpy.core.multiarray.scalar',
-  'numpy._core.multiarray.scalar',
-  'numpy.core.numeric._frombuffer',
-  'numpy._core.numeric._frombuffer',
-  'numpy.ndarray',
-  'numpy.dtype',
-  '_codecs.encode',
-  'collections.defaultdict',
-  'collections.OrderedDict',
-  'builtins.int',
-  'builtins.float',
-  'builtins.list',
-  'builtins.dict',
-  'builtins.str',
-  'builtins.set',
-  'builtins.frozenset',
-  'builtins.tuple',
-]);
-
 const MARK = Symbol('mark');
 type StackItem = PyValue | typeof MARK | PendingArray;
-
-const DTYPE_SIZES: Record<string, number> = {
-  b1: 1,
-  i1: 1,
-  u1: 1,
-  i2: 2,
-  u2: 2,
-  i4: 4,
-  u4: 4,
-  i8: 8,
-  u8: 8,
-  f2: 2,
-  f4: 4,
-  f8: 8,
-};
-
-/** Decode raw array bytes of a dtype ('<f4', '>i8', '|b1', …) into numbers. */
-function decodeArray(file: string, dtype: string, raw: Uint8Array, count: number): Float64Array | Uint8Array {
-  const order = dtype[0];
-  const code = dtype.slice(1);
-  const size = DTYPE_SIZES[code];
-  if (size === undefined) throw new InputError(file, `pickle: unsupported numpy dtype '${dtype}'`);
-  if (raw.length !== count * size)
-    throw new InputError(
-      file,
-      `pickle: numpy array of ${count} × ${dtype} needs ${count * size} bytes, the pickle holds ${raw.length}`,
-    );
-  if (code === 'b1') return Uint8Array.from(raw, (v) => (v ? 1 : 0));
-  const dv = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
-  const le = order !== '>';
-  const out = new Float64Array(count);
-  for (let i = 0; i < count; i++) {
-    const o = i * size;
-    switch (code) {
-      case 'i1':
-        out[i] = dv.getInt8(o);
-        break;
-      case 'u1':
-        out[i] = dv.getUint8(o);
-        break;
-      case 'i2':
-        out[i] = dv.getInt16(o, le);
-        break;
-      case 'u2':
-        out[i] = dv.getUint16(o, le);
-        break;
-      case 'i4':
-        out[i] = dv.getInt32(o, le);
-        break;
-      case 'u4':
-        out[i] = dv.getUint32(o, le);
-        break;
-      case 'i8':
-        out[i] = Number(dv.getBigInt64(o, le));
-        break;
-      case 'u8':
-        out[i] = Number(dv.getBigUint64(o, le));
-        break;
-      case 'f2':
-        out[i] = halfToFloat(dv.getUint16(o, le));
-        break;
-      case 'f4':
-        out[i] = dv.getFloat32(o, le);
-        break;
-      default:
-        out[i] = dv.getFloat64(o, le);
-    }
-  }
-  return out;
-}
-
-function halfToFloat(h: number): number {
-  const s = h & 0x8000 ? -1 : 1;
-  const e = (h >> 10) & 0x1f;
-  const f = h & 0x3ff;
-  if (e === 0) return s * 2 ** -14 * (f / 1024);
-  if (e === 31) return f ? NaN : s * Infinity;
-  return s * 2 ** (e - 15) * (1 + f / 1024);
-}
-
-/** Reorder a Fortran-order (column-major) array into row-major. */
-function toRowMajor<T extends Float64Array | Uint8Array>(data: T, shape: number[]): T {
-  if (shape.length < 2) return data;
-  const out = data.slice() as T;
-  const n = data.length;
-  const idx = new Array<number>(shape.length).fill(0);
-  for (let k = 0; k < n; k++) {
-    // k walks Fortran order: first index fastest.
-    let rm = 0;
-    for (let d = 0; d < shape.length; d++) rm = rm * shape[d] + idx[d];
-    out[rm] = data[k];
-    for (let d = 0; d < shape.length; d++) {
-      if (++idx[d] < shape[d]) break;
-      idx[d] = 0;
-    }
-  }
-  return out;
-}
 
 const describe = (v: StackItem): string => {
   if (v === MARK) return 'a mark';

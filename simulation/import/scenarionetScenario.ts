@@ -2,7 +2,8 @@
 // MetaDrive's ScenarioDescription) → the simulator's Scenario, through the WOMD importer; lane polygons
 // (nuScenes) become the drivable area, ScenarioNet's lane widths the lane widths.
 import { InputError } from '../../core/errors.ts';
-import { type NdArray, type PyDict, PyTuple, type PyValue } from '../../datasets/pickle.ts';
+import type { NdArray } from '../../datasets/numpyArray.ts';
+import { type PyDict, PyTuple, type PyValue } from '../../datasets/pickleValues.ts';
 import {
   WOMD_OBJECT_TYPE,
   type WomdBoundary,

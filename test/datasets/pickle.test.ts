@@ -2,7 +2,9 @@
 // pickle writes them) come back; hostile pickles (unknown globals, REDUCE of a callable, object builds,
 // truncation, absurd sizes) are refused with an error naming the file and what was refused.
 import { describe, expect, it } from 'vitest';
-import { type NdArray, PyTuple, readPickle } from '../../datasets/pickle.ts';
+import type { NdArray } from '../../datasets/numpyArray.ts';
+import { readPickle } from '../../datasets/pickle.ts';
+import { PyTuple } from '../../datasets/pickleValues.ts';
 
 const F = 'evil.pkl';
 
