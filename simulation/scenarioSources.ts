@@ -46,12 +46,27 @@ function isScenarioNetDir(p: string): boolean {
   return fs.readdirSync(p).some((n) => isPickle(n) && !n.startsWith('.'));
 }
 
-/** The scenario pickles of a ScenarioNet folder: those dataset_summary.pkl lists, else every other .pkl. */
+/**
+ * The scenario pickles of a ScenarioNet folder: those dataset_mapping.pkl maps to a folder (relative to this
+ * one: a combined database points into its parts), then every other scenario pickle beside it.
+ */
 function scenarioNetFiles(dir: string): string[] {
-  const names = fs
-    .readdirSync(dir)
-    .filter((n) => isPickle(n) && !SCENARIONET_INDEX.has(n) && !n.startsWith('.'));
-  return names.sort().map((n) => path.join(dir, n));
+  const out = new Set<string>();
+  const mapping = path.join(dir, 'dataset_mapping.pkl');
+  if (fs.existsSync(mapping)) {
+    const m = readPickleFile(mapping);
+    if (m instanceof Map)
+      for (const [file, sub] of m)
+        if (typeof file === 'string' && typeof sub === 'string') {
+          const p = path.resolve(dir, sub, file);
+          if (!fs.existsSync(p))
+            throw new InputError(mapping, `lists ${file} in '${sub}', which does not exist`);
+          out.add(p);
+        }
+  }
+  for (const n of fs.readdirSync(dir).sort())
+    if (isPickle(n) && !SCENARIONET_INDEX.has(n) && !n.startsWith('.')) out.add(path.resolve(dir, n));
+  return [...out];
 }
 
 /** Paths (files or folders) under a spec that hold AV2 motion scenarios, found without reading them. */
@@ -186,7 +201,9 @@ function isScenarioJson(p: string): boolean {
 export function loadScenarios(input: string): LoadedScenario[] {
   if (!fs.existsSync(input)) throw new InputError(input, 'no such file or directory');
   const stat = fs.statSync(input);
-  if (!stat.isDirectory() || isScenarioDir(input) || isAv2Log(input) || av2MotionFiles(input))
+  const indexed =
+    stat.isDirectory() && [...SCENARIONET_INDEX].some((n) => fs.existsSync(path.join(input, n)));
+  if (!stat.isDirectory() || isScenarioDir(input) || isAv2Log(input) || av2MotionFiles(input) || indexed)
     return loadOne(input).map((l) => {
       const r = conformStep(l.scenario, DEFAULT_STEP_POLICY);
       return r.note ? { ...l, scenario: r.scenario, note: r.note } : l;

@@ -12,7 +12,7 @@ import { conformStep } from '../../simulation/import/conformStep.ts';
 import { gpudriveToScenario } from '../../simulation/import/gpudriveScenario.ts';
 import { scenarioNetToScenario } from '../../simulation/import/scenarionetScenario.ts';
 import type { Scenario } from '../../simulation/scenario.ts';
-import { loadScenariosAsync } from '../../simulation/scenarioSources.ts';
+import { loadScenarios, loadScenariosAsync } from '../../simulation/scenarioSources.ts';
 import { generateTown } from '../../simulation/town/town.ts';
 import { describeWithSharedData } from '../sharedData.ts';
 import { straightRoadScenario } from './fixtures.ts';
@@ -159,6 +159,30 @@ describeWithSharedData('real scenario formats', () => {
     expect(s.map.drivableAreas.length).toBe(2);
     expect(s.map.lanes.some((ln) => ln.successors.length > 0)).toBe(true);
     expect(s.tracksToPredict!.length).toBeGreaterThan(0);
+  });
+
+  it('follows a ScenarioNet dataset_mapping.pkl into the folders it names, and names it when one is missing', () => {
+    const dir = fs.mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', 'sn-'));
+    try {
+      fs.mkdirSync(path.join(dir, 'combined'));
+      fs.mkdirSync(path.join(dir, 'part'));
+      fs.copyFileSync(
+        path.join(MOTION, 'scenarionet', 'nuscenes_2', '0.pkl'),
+        path.join(dir, 'part', '0.pkl'),
+      );
+      // {'0.pkl': '../part'} as pickle protocol 4.
+      const s = (t: string) => [0x8c, t.length, ...Buffer.from(t)];
+      const mapping = (file: string) =>
+        Uint8Array.from([0x80, 4, 0x7d, ...s(file), ...s('../part'), 0x73, 0x2e]);
+      fs.writeFileSync(path.join(dir, 'combined', 'dataset_mapping.pkl'), mapping('0.pkl'));
+      expect(loadScenarios(path.join(dir, 'combined')).map((l) => l.scenario.id)).toEqual(['scene-0757']);
+      fs.writeFileSync(path.join(dir, 'combined', 'dataset_mapping.pkl'), mapping('9.pkl'));
+      expect(() => loadScenarios(path.join(dir, 'combined'))).toThrow(
+        `${path.join(dir, 'combined', 'dataset_mapping.pkl')}: lists 9.pkl in '../part', which does not exist`,
+      );
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('names the file and refuses anything else on --scenarios', async () => {
