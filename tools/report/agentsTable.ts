@@ -27,8 +27,8 @@ export const REAL_SETS: { name: string; path: string[]; source?: string }[] = [
   { name: 'AV2 motion forecasting', path: ['motion', 'av2-motion'] },
 ];
 
-/** Scenarios per real set in `npm run agents-table` (--real-count): two keep the run to ~25 min more. */
-export const REAL_COUNT = 2;
+/** Scenarios per real set in `npm run agents-table` (--real-count): one keeps the real sets to ~10 min. */
+export const REAL_COUNT = 1;
 
 /** Read ahead what the real sets need (AV2 motion Parquet is read asynchronously). */
 export async function prepareRealSets(): Promise<void> {
