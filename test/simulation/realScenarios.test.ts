@@ -191,6 +191,26 @@ describeWithSharedData('real scenario formats', () => {
       const bad = path.join(dir, 'scene.parquet');
       fs.writeFileSync(bad, 'PAR1');
       await expect(loadScenariosAsync(bad)).rejects.toThrow(`${bad}: unknown scenario format`);
+      // A pickle that is valid but no scenario description, and an AV2 folder whose map is cut short.
+      const notScene = path.join(dir, 'list.pkl');
+      fs.writeFileSync(notScene, Uint8Array.from([0x80, 4, 0x5d, 0x2e]));
+      await expect(loadScenariosAsync(notScene)).rejects.toThrow(
+        `${notScene}: ScenarioNet: the scenario is not a dict`,
+      );
+      const av2 = path.join(dir, 'av2');
+      fs.mkdirSync(av2);
+      const src = path.join(MOTION, 'av2-motion', '0a1e6f0a-1817-4a98-b02e-db8c9327d151');
+      fs.copyFileSync(
+        path.join(src, 'scenario_0a1e6f0a-1817-4a98-b02e-db8c9327d151.parquet'),
+        path.join(av2, 'scenario_x.parquet'),
+      );
+      const map = path.join(av2, 'log_map_archive_x.json');
+      fs.writeFileSync(map, '{"lane_segments": {"1": {"id": 1, "centerline": [{"x": 1}]');
+      await expect(loadScenariosAsync(av2)).rejects.toThrow(`${map}: invalid JSON`);
+      fs.writeFileSync(map, '{"lane_segments": {"1": {"id": 1, "centerline": [{"x": 1}]}}}');
+      await expect(loadScenariosAsync(av2)).rejects.toThrow(
+        `${map}: AV2 map: lane_segments['1'].centerline[0] is not an {x, y, z} point`,
+      );
       const js = path.join(dir, 'broken.json');
       fs.writeFileSync(js, '{"objects": [{"position": [');
       await expect(loadScenariosAsync(js)).rejects.toThrow(`${js}: invalid JSON`);
