@@ -1,5 +1,5 @@
-// `drivekit export --rollouts <dir> --format <arrow|parquet|json|womd|wosac|mcap> [--lidar]`: simulated
-// scenarios (map + every agent's trajectory from a `drivekit sim` run), optionally with rendered LiDAR logs, or
+// `drivekit export --rollouts <dir> | --scenarios <path> --format <arrow|parquet|json|womd|wosac|mcap|gpudrive>
+// [--lidar]`: simulated (or imported) scenarios (map + every agent's trajectory from a `drivekit sim` run), optionally with rendered LiDAR logs, or
 // the rollouts as a Waymo Sim Agents challenge submission file; `--log <dir>` as Parquet or Foxglove MCAP.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -255,7 +255,7 @@ export function register(program: Command): void {
   const cmd = program
     .command('export')
     .description(
-      'export simulated scenarios (trajectories + map) as Arrow, Parquet, JSON, WOMD TFRecord or Foxglove MCAP, or a Sim Agents submission; or a log as Parquet or MCAP',
+      'export simulated or imported scenarios (trajectories + map) as Arrow, Parquet, JSON, WOMD TFRecord, GPUDrive JSON or Foxglove MCAP, or a Sim Agents submission; or a log as Parquet or MCAP',
     )
     .option('--rollouts <dir>', 'output directory of `drivekit sim`')
     .option(

@@ -116,7 +116,7 @@ export function register(program: Command): void {
     .requiredOption('--mode <mode>', 'bc | ppo | rtr')
     .requiredOption(
       '--scenarios <spec>',
-      'logged training scenarios: town:A-B (synthetic town seeds) and/or scenario files or folders, comma-separated',
+      'logged training scenarios: town:A-B (synthetic town seeds) and/or scenario files or folders (drivekit, WOMD, GPUDrive/Nocturne JSON, ScenarioNet, AV2 motion), comma-separated',
     )
     .requiredOption(
       '--out <dir>',
