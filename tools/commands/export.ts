@@ -1,6 +1,6 @@
-// `drivekit export --rollouts <dir> | --scenarios <path> --format <arrow|parquet|json|womd|wosac|mcap|gpudrive>
-// [--lidar]`: simulated (or imported) scenarios (map + every agent's trajectory from a `drivekit sim` run), optionally with rendered LiDAR logs, or
-// the rollouts as a Waymo Sim Agents challenge submission file; `--log <dir>` as Parquet or Foxglove MCAP.
+// `drivekit export --rollouts <dir> | --scenarios <path> --format <arrow|parquet|json|womd|wosac|mcap|gpudrive>`:
+// simulated or imported scenarios (map + every agent's trajectory), optionally with rendered LiDAR logs, or the
+// rollouts as a Waymo Sim Agents submission file; `--log <dir>` as Parquet or Foxglove MCAP.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
