@@ -114,14 +114,17 @@ export function scenarioToGpudrive(s: Scenario): Record<string, unknown> {
         map_element_id: MAP_ELEMENT_ID.stopSign,
         id: roadId(g.id),
       });
-  else
+  else {
+    // Stop lines of signalled lanes belong to the lights (which GPUDrive JSON cannot carry), not to signs.
+    const lit = new Set(s.map.trafficLights.map((l) => l.laneId));
     for (const l of s.map.stopLines) {
-      if (l.id < 0) continue;
+      if (l.id < 0 || lit.has(l.laneId)) continue;
       const n = l.xy.length / 2;
       const mx = (l.xy[0] + l.xy[2 * (n - 1)]) / 2;
       const my = (l.xy[1] + l.xy[2 * (n - 1) + 1]) / 2;
       road('stop_sign', { id: l.id, xy: Float32Array.of(mx, my) }, MAP_ELEMENT_ID.stopSign);
     }
+  }
   const ttp = s.tracksToPredict ? Array.from(s.tracksToPredict) : [];
   return {
     name: `${s.id}.json`,
