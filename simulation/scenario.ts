@@ -170,6 +170,8 @@ export interface AgentTracks {
   stepLength?: Float32Array;
   stepWidth?: Float32Array;
   stepHeight?: Float32Array;
+  /** GPUDrive's mark_as_expert per agent (1: the source asks for log replay of it), where given. */
+  markAsExpert?: Uint8Array;
 }
 
 export interface Scenario {

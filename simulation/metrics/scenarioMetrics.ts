@@ -86,7 +86,11 @@ export function scenarioMetrics(
   const rates = (f: TrajectoryFeatures, tr: Trajectories) => ({
     collision: meanOf(collidedAgents(f, T, evaluated, from, to), evaluated),
     offroad: meanOf(offroadAgents(f, isVehicle, T, evaluated, from, to, hasRoad)),
-    redLight: meanOf(redLightAgents(s, lines, tr, canViolate, evaluated, from, to), evaluated),
+    // A map without signals (GPUDrive JSON, nuScenes, AV2) rates no red light: n/a, not 0 computed on nothing.
+    redLight:
+      lines.count > 0
+        ? meanOf(redLightAgents(s, lines, tr, canViolate, evaluated, from, to), evaluated)
+        : NaN,
   });
   const rs = rates(fs, sim);
   const rl = rates(fl, s.agents);

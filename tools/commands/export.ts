@@ -1,6 +1,6 @@
-// `drivekit export --rollouts <dir> --format <arrow|parquet|json|womd|wosac|mcap> [--lidar]`: simulated
-// scenarios (map + every agent's trajectory from a `drivekit sim` run), optionally with rendered LiDAR logs, or
-// the rollouts as a Waymo Sim Agents challenge submission file; `--log <dir>` as Parquet or Foxglove MCAP.
+// `drivekit export --rollouts <dir> | --scenarios <path> --format <arrow|parquet|json|womd|wosac|mcap|gpudrive>`:
+// simulated or imported scenarios (map + every agent's trajectory), optionally with rendered LiDAR logs, or the
+// rollouts as a Waymo Sim Agents submission file; `--log <dir>` as Parquet or Foxglove MCAP.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
@@ -21,6 +21,9 @@ import { LIDAR_MODELS, type LidarModel } from '../../simulation/lidar/beams.ts';
 import { readRolloutGroups, rolloutScenarios, SIM_FILES } from '../../simulation/export/rolloutSet.ts';
 import { WOSAC_SUBMISSION, writeWosacSubmission } from '../../simulation/export/wosacExport.ts';
 import { scenarioToWomd, womdExportLosses } from '../../simulation/export/womdExport.ts';
+import { gpudriveExportLosses, scenarioToGpudrive } from '../../simulation/export/gpudriveExport.ts';
+import { loadScenariosAsync } from '../../simulation/scenarioSources.ts';
+import { writeFileAtomicSync } from '../../core/atomic.ts';
 import type { Scenario } from '../../simulation/scenario.ts';
 import { saveScenario } from '../../simulation/scenarioIo.ts';
 import { intOption } from '../numberOption.ts';
@@ -28,12 +31,14 @@ import { makeDirs } from '../../core/dirs.ts';
 import { cleanOnFailure } from '../../core/cleanOnFailure.ts';
 import { addForce, addThreads, printJson, refuseExisting, threadsInput } from '../cliOptions.ts';
 
-export const EXPORT_FORMATS = ['arrow', 'parquet', 'json', 'womd', 'wosac', 'mcap'] as const;
+export const EXPORT_FORMATS = ['arrow', 'parquet', 'json', 'womd', 'wosac', 'mcap', 'gpudrive'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 export interface ExportOptions {
   /** Simulated rollouts (`drivekit sim`'s output) — or `log`, a drivekit log (Parquet only). */
   rollouts?: string;
+  /** Scenario files or folders of any format --scenarios of sim reads (instead of --rollouts). */
+  scenarios?: string;
   log?: string;
   format: string;
   out?: string;
@@ -55,7 +60,8 @@ export interface ExportOptions {
 export function exportTarget(opts: ExportOptions): string {
   if (opts.log !== undefined)
     return opts.out ?? `${path.resolve(opts.log)}${opts.format === 'mcap' ? '.mcap' : '-parquet'}`;
-  const rollouts = opts.rollouts ?? '.';
+  const rollouts =
+    opts.rollouts ?? (opts.scenarios !== undefined ? path.dirname(path.resolve(opts.scenarios)) : '.');
   if (opts.format !== 'wosac') return opts.out ?? path.join(rollouts, `export-${opts.format}`);
   const name = 'submission.binproto';
   if (!opts.out) return path.join(rollouts, name);
@@ -82,14 +88,28 @@ export async function runExport(opts: ExportOptions): Promise<{
   if (opts.log !== undefined && opts.rollouts !== undefined)
     throw new InputError('--log', 'give --log or --rollouts, not both');
   if (opts.log !== undefined) return exportLog(opts.log, format, opts);
-  if (opts.rollouts === undefined)
-    throw new InputError('--rollouts', 'missing: give --rollouts <dir> or --log <dir>');
-  const rolloutsDir = opts.rollouts;
-  if (format === 'wosac') return exportWosac({ ...opts, rollouts: rolloutsDir });
+  if (opts.scenarios !== undefined && opts.rollouts !== undefined)
+    throw new InputError('--scenarios', 'give --scenarios or --rollouts, not both');
+  if (opts.rollouts === undefined && opts.scenarios === undefined)
+    throw new InputError('--rollouts', 'missing: give --rollouts <dir>, --scenarios <path> or --log <dir>');
+  if (format === 'wosac') {
+    if (opts.rollouts === undefined)
+      throw new InputError('--scenarios', 'wosac exports rollouts: give --rollouts');
+    return exportWosac({ ...opts, rollouts: opts.rollouts });
+  }
+  // Everything is read (and checked) before the target is made: a bad input leaves nothing behind.
   // Arrow, Parquet and JSON keep each scenario once with its rollouts beside it (a `rollout` column / key);
-  // MCAP, WOMD and the LiDAR logs hold one timeline each: a scenario per rollout (`<id>.r<n>` when N > 1).
-  const groups: ExportScenario[] = readRolloutGroups(rolloutsDir);
-  const scenarios = rolloutScenarios(groups);
+  // MCAP, WOMD, GPUDrive and the LiDAR logs hold one timeline each: a scenario per rollout (`<id>.r<n>`
+  // when N > 1). Imported scenarios are one rollout each: their logged agents.
+  let groups: ExportScenario[];
+  let scenarios: Scenario[];
+  if (opts.scenarios !== undefined) {
+    scenarios = (await loadScenariosAsync(opts.scenarios)).map((l) => l.scenario);
+    groups = scenarios.map((s) => ({ scenario: s, rollouts: [s.agents] }));
+  } else {
+    groups = readRolloutGroups(opts.rollouts!);
+    scenarios = rolloutScenarios(groups);
+  }
   const out = exportTarget(opts);
   makeDirs(out);
   const files: string[] = [];
@@ -117,6 +137,17 @@ export async function runExport(opts: ExportOptions): Promise<{
         bar.tick();
       }
     bar.stop();
+  } else if (format === 'gpudrive') {
+    for (const [i, s] of scenarios.entries()) {
+      const file = path.join(out, `${fileStem(s, i)}.json`);
+      writeFileAtomicSync(file, JSON.stringify(scenarioToGpudrive(s)));
+      files.push(file);
+      for (const [what, n] of Object.entries(gpudriveExportLosses(s)))
+        dropped[what] = (dropped[what] ?? 0) + n;
+    }
+    const said = Object.entries(dropped).map(([what, n]) => `${n} ${what.replace(/_/g, ' ')}`);
+    if (said.length && !opts.json)
+      process.stderr.write(`note: the GPUDrive export dropped (no GPUDrive field): ${said.join(', ')}\n`);
   } else if (format === 'json') {
     files.push(...writeJsonScenarios(groups, out, (i) => fileStem(groups[i].scenario, i)));
   } else {
@@ -151,7 +182,12 @@ export async function runExport(opts: ExportOptions): Promise<{
     }
     bar.stop();
   }
-  return { format, scenarios: scenarios.length, files, ...(format === 'womd' ? { dropped } : {}) };
+  return {
+    format,
+    scenarios: scenarios.length,
+    files,
+    ...(format === 'womd' || format === 'gpudrive' ? { dropped } : {}),
+  };
 }
 
 /**
@@ -224,9 +260,13 @@ export function register(program: Command): void {
   const cmd = program
     .command('export')
     .description(
-      'export simulated scenarios (trajectories + map) as Arrow, Parquet, JSON, WOMD TFRecord or Foxglove MCAP, or a Sim Agents submission; or a log as Parquet or MCAP',
+      'export simulated or imported scenarios (trajectories + map) as Arrow, Parquet, JSON, WOMD TFRecord, GPUDrive JSON or Foxglove MCAP, or a Sim Agents submission; or a log as Parquet or MCAP',
     )
     .option('--rollouts <dir>', 'output directory of `drivekit sim`')
+    .option(
+      '--scenarios <path>',
+      'scenario files or folders instead of --rollouts (any format sim --scenarios reads: drivekit, WOMD, GPUDrive/Nocturne JSON, ScenarioNet, AV2 motion)',
+    )
     .option(
       '--log <dir>',
       'a drivekit log to export as Parquet (points, poses, labels, detections, tracks; default: --out <log>-parquet) or Foxglove MCAP (default: --out <log>.mcap)',

@@ -17,7 +17,7 @@ import { meanWosacScores, scoreScenarioRollouts } from '../../simulation/metrics
 import type { WosacScenarioScore } from '../../simulation/metrics/wosac/rollouts.ts';
 import { checkSimulatable, rolloutScenarios, type ScenarioRollout } from '../../simulation/rollout.ts';
 import { saveScenario } from '../../simulation/scenarioIo.ts';
-import { loadScenarios } from '../../simulation/scenarioSources.ts';
+import { loadScenariosAsync } from '../../simulation/scenarioSources.ts';
 import { intOption } from '../numberOption.ts';
 import { formatMetricTable, METRIC_COLUMNS } from '../report/simMetrics.ts';
 import { formatWosacTable, wosacRow } from '../report/wosacTable.ts';
@@ -75,8 +75,11 @@ export async function runSim(opts: SimOptions): Promise<Record<string, unknown>>
   // Deterministic agents (and the deterministic form) run once per scenario, copied to every rollout.
   const stochastic =
     !opts.deterministic && N > 1 && (STOCHASTIC_AGENTS.has(opts.agents) || opts.agents.endsWith('.onnx'));
-  let loaded = loadScenarios(opts.scenarios);
+  let loaded = await loadScenariosAsync(opts.scenarios);
   if (opts.limit !== undefined) loaded = loaded.slice(0, opts.limit);
+  // What was done to fit real logs to the 10 Hz batch, said rather than refused.
+  const stepNotes = loaded.flatMap((l) => (l.note ? [l.note] : []));
+  if (!opts.json) for (const n of stepNotes) process.stderr.write(`note: ${n}\n`);
   const scenarios = loaded.map((l) => l.scenario);
   if (opts.control === 'all') {
     // Every agent present at the current step is driven by the agent (the Sim Agents setting).
@@ -135,7 +138,13 @@ export async function runSim(opts: SimOptions): Promise<Record<string, unknown>>
   const rows = results.map((r) => r.metrics);
   const mean = meanMetrics(rows);
   const wosac = { ...meanWosacScores(wosacRows), rows: wosacRows };
-  const run = { scenarios: results.length, agents: opts.agents, rollouts: N, seed: stochastic ? seed : null };
+  const run = {
+    scenarios: results.length,
+    agents: opts.agents,
+    rollouts: N,
+    seed: stochastic ? seed : null,
+    ...(stepNotes.length ? { stepAdjusted: stepNotes } : {}),
+  };
   writeFileAtomicSync(path.join(opts.out, SIM_FILES.metrics), toJson({ ...run, wosac, mean, rows }) + '\n');
   // The realism column is the Sim Agents meta-metric, the one realism number of every output.
   const keys = [
@@ -188,7 +197,7 @@ export function register(program: Command): void {
     )
     .requiredOption(
       '--scenarios <path>',
-      'scenario file or directory (.json, Arrow scenario dirs, WOMD .tfrecord, AV2 logs)',
+      'scenario file or directory (.json, Arrow scenario dirs, WOMD .tfrecord, GPUDrive/Nocturne .json, ScenarioNet .pkl or folders, AV2 motion-forecasting folders, AV2 logs)',
     )
     .requiredOption(
       '--agents <name>',

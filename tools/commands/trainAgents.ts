@@ -5,6 +5,7 @@ import { printJson } from '../cliOptions.ts';
 import { InputError } from '../../core/errors.ts';
 import { createProgress } from '../../core/progress.ts';
 import { longtailFromSpec, scenariosFromSpec } from '../../simulation/rtr/scenarioSpec.ts';
+import { prepareScenarioSources } from '../../simulation/scenarioSources.ts';
 import { DEFAULT_TRAIN_AGENTS, trainAgents, type TrainMode } from '../../simulation/rtr/trainAgents.ts';
 import { intOption, numberOption } from '../numberOption.ts';
 
@@ -38,6 +39,9 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
     throw new InputError('--pg', 'ema is a PPO option: use --mode ppo or rtr');
   if (opts.longtail && mode === 'bc')
     throw new InputError('--longtail', 'long-tail scenarios have no demonstrations: use --mode ppo or rtr');
+  // AV2 motion-forecasting Parquet is read ahead (asynchronously) for the spec's loader.
+  await prepareScenarioSources(opts.scenarios);
+  if (opts.evalScenarios) await prepareScenarioSources(opts.evalScenarios);
   const load = createProgress('scenarios', 0, { silent: opts.json });
   const scenarios = scenariosFromSpec(opts.scenarios, '--scenarios', () => load.tick());
   const evalScenarios = opts.evalScenarios ? scenariosFromSpec(opts.evalScenarios, '--eval-scenarios') : [];
@@ -112,7 +116,7 @@ export function register(program: Command): void {
     .requiredOption('--mode <mode>', 'bc | ppo | rtr')
     .requiredOption(
       '--scenarios <spec>',
-      'logged training scenarios: town:A-B (synthetic town seeds) and/or scenario files or folders, comma-separated',
+      'logged training scenarios: town:A-B (synthetic town seeds) and/or scenario files or folders (drivekit, WOMD, GPUDrive/Nocturne JSON, ScenarioNet, AV2 motion), comma-separated',
     )
     .requiredOption(
       '--out <dir>',

@@ -2,7 +2,7 @@
 // the learned policies (BC, PPO, RTR, EMA-PG) on held-back nominal and long-tail scenarios — infraction
 // rates, progress, ADE/FDE and the official WOSAC 2025 meta-metric over N seeded stochastic rollouts.
 // Run: npm run agents-table -- [--rollouts N] [--metric-rollouts M] [--towns K] [--longtail-count C]
-// [--agent LABEL=model.onnx …] [--rows LABEL,…] [--sets WORD,…] [--json file]
+// [--real-count R] [--agent LABEL=model.onnx …] [--rows LABEL,…] [--sets WORD,…] [--json file]
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +15,40 @@ import { meanMetrics } from '../../simulation/metrics/scenarioMetrics.ts';
 import { meanWosacScores, scoreScenarioRollouts } from '../../simulation/metrics/wosac/score.ts';
 import { rolloutScenarios } from '../../simulation/rollout.ts';
 import type { Scenario } from '../../simulation/scenario.ts';
+import { loadScenarios, prepareScenarioSources } from '../../simulation/scenarioSources.ts';
+import { realData } from '../../core/paths.ts';
 import { type ResultSet, resultSets } from './wosacResults.ts';
+
+/** The real scenario sets by source (folders of ../shared/data/real/motion), in the table's order. */
+export const REAL_SETS: { name: string; path: string[]; source?: string }[] = [
+  { name: 'WOMD JSON (GPUDrive/Nocturne)', path: ['motion', 'womd-json'] },
+  { name: 'nuScenes (ScenarioNet)', path: ['motion', 'scenarionet'], source: 'scenarionet:nuscenes' },
+  { name: 'WOMD 20 s (ScenarioNet)', path: ['motion', 'scenarionet', 'overpass'] },
+  { name: 'AV2 motion forecasting', path: ['motion', 'av2-motion'] },
+];
+
+/** Scenarios per real set in `npm run agents-table` (--real-count): one keeps the real sets to ~10 min. */
+export const REAL_COUNT = 1;
+
+/** Read ahead what the real sets need (AV2 motion Parquet is read asynchronously). */
+export async function prepareRealSets(): Promise<void> {
+  for (const r of REAL_SETS)
+    if (fs.existsSync(realData(...r.path))) await prepareScenarioSources(realData(...r.path));
+}
+
+/** The real sets whose data is present, each its first `count` scenarios (0: none). */
+export function realSets(count: number): ResultSet[] {
+  if (count <= 0) return [];
+  return REAL_SETS.flatMap((r) => {
+    const dir = realData(...r.path);
+    if (!fs.existsSync(dir)) return [];
+    const scenarios = loadScenarios(dir)
+      .map((l) => l.scenario)
+      .filter((s) => r.source === undefined || s.source === r.source)
+      .slice(0, count);
+    return scenarios.length ? [{ name: `${r.name}: ${scenarios.length} scenario(s)`, scenarios }] : [];
+  });
+}
 
 /** Long-tail seed of the table: training draws its long-tail scenarios from seed 1 (train-agents --seed). */
 export const HELD_OUT_LONGTAIL_SEED = 1001;
@@ -58,6 +91,11 @@ export interface AgentsTableOptions {
   metricRollouts: number;
   towns: number;
   longtailCount: number;
+  /**
+   * Scenarios of each real set (WOMD JSON, nuScenes, WOMD 20 s, AV2 motion); 0 leaves them out (the
+   * library default, so callers that do not read AV2 Parquet ahead need not); the script's is REAL_COUNT.
+   */
+  realCount: number;
   seed: number;
   agents: Record<string, string>;
   /** Only the sets whose name starts with one of these words (WOMD, AV2, synthetic, long-tail); all when empty. */
@@ -70,6 +108,7 @@ export const DEFAULT_AGENTS_TABLE: AgentsTableOptions = {
   metricRollouts: 8,
   towns: 3,
   longtailCount: 2,
+  realCount: 0,
   seed: 0,
   agents: TABLE_AGENTS,
   sets: [],
@@ -120,6 +159,7 @@ export function agentsTable(over: Partial<AgentsTableOptions> = {}): AgentsTable
   const agents = Object.entries(o.agents).filter(([, a]) => !a.endsWith('.onnx') || fs.existsSync(a));
   const sets: { set: ResultSet; nominal: boolean }[] = [
     ...resultSets(o.towns).map((set) => ({ set, nominal: true })),
+    ...realSets(o.realCount).map((set) => ({ set, nominal: true })),
     ...(o.longtailCount > 0 ? [{ set: longtailSet(o.longtailCount), nominal: false }] : []),
   ].filter(({ set }) => o.sets.length === 0 || o.sets.some((w) => set.name.startsWith(w)));
   const bar = createProgress('agents table', sets.length * agents.length);
@@ -185,7 +225,9 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     rollouts,
     argValue('--metric-rollouts', DEFAULT_AGENTS_TABLE.metricRollouts),
   );
+  await prepareRealSets();
   const sets = agentsTable({
+    realCount: argValue('--real-count', REAL_COUNT),
     rollouts,
     agents,
     sets: list('--sets'),

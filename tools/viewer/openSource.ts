@@ -5,7 +5,14 @@ import path from 'node:path';
 import { InputError } from '../../core/errors.ts';
 import { openLiveSource, isEndpointSpec } from './liveSource.ts';
 import { openLogSource } from './logSource.ts';
-import { isRolloutDir, isScenarioPath, openRolloutSource, openScenarioSource } from './scenarioView.ts';
+import { isForeignScenarioSource, loadScenariosAsync } from '../../simulation/scenarioSources.ts';
+import {
+  isRolloutDir,
+  isScenarioPath,
+  openLoadedScenarioSource,
+  openRolloutSource,
+  openScenarioSource,
+} from './scenarioView.ts';
 import type { ViewerSource } from './viewerSource.ts';
 
 export interface OpenOptions {
@@ -25,6 +32,13 @@ export async function openViewerSource(target: string, o: OpenOptions = {}): Pro
   if (o.forecast !== undefined && !fs.existsSync(path.join(target, 'meta.json')))
     throw new InputError(target, '--forecast needs a log (a directory with meta.json)');
   if (isRolloutDir(target)) return openRolloutSource(target, o);
+  if (isForeignScenarioSource(target)) {
+    // Real scenarios in their own formats: the one named by --scenario, else the first.
+    const loaded = await loadScenariosAsync(target);
+    const hit = o.scenario === undefined ? loaded[0] : loaded.find((l) => l.scenario.id === o.scenario);
+    if (!hit) throw new InputError('--scenario', `no scenario '${o.scenario}' in ${target}`);
+    return openLoadedScenarioSource(hit.scenario);
+  }
   if (isScenarioPath(target)) return openScenarioSource(target);
   if (fs.statSync(target).isDirectory() && fs.existsSync(path.join(target, 'meta.json')))
     return openLogSource(target, { forecast: o.forecast });

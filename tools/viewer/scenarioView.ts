@@ -242,6 +242,12 @@ export function openRolloutSource(dir: string, choice: RolloutChoice = {}): View
   }));
 }
 
+/** A scenario already loaded (from any format --scenarios reads). */
+export function openLoadedScenarioSource(s: Scenario): ViewerSource {
+  const v: ScenarioView = { name: s.id, scenario: s, sets: { scenario: s.agents }, flags: {} };
+  return scenarioSource('scenario', () => v);
+}
+
 /** A scenario `.json` file or Arrow scenario directory. */
 export function openScenarioSource(file: string): ViewerSource {
   const s = loadScenario(file);
