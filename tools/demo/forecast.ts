@@ -86,12 +86,12 @@ export const forecastDemo: DemoStep = {
         }),
       );
       const f = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '–' : v.toFixed(2));
-      const rows = METHODS.map((m) => {
-        const x = r[m];
+      const rows = ['model', ...METHODS].map((m) => {
+        const x = r.methods[m];
         return `| ${m} | ${f(x.chamfer)} | ${f(x.chamfer_near)} | ${f(x.l1)} | ${f(x.absrel)} | ${f(x.chamfer_movers)} |`;
       });
       ctx.figures['world model 1 s Chamfer: model / copy-last (held-out synthetic, 1 start)'] =
-        `${f(r.model.chamfer)} / ${f(r.copy_last.chamfer)} m²`;
+        `${f(r.methods.model.chamfer)} / ${f(r.methods.copy_last.chamfer)} m²`;
       ctx.report.push({
         title,
         body: [
