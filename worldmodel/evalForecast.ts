@@ -267,7 +267,12 @@ export async function evalForecast(o: EvalForecastOptions): Promise<EvalForecast
           const what = `${log.dir} frame ${s}`;
           const clTok = await priorDepth(tokenizer, placed, truth.rays, `${what} placed in frame ${t}`);
           score('copy_last_tok', along(clTok), clTok);
-          const pr = await priorDepth(tokenizer, agg, truth.rays, `${what} and its past placed in frame ${t}`);
+          const pr = await priorDepth(
+            tokenizer,
+            agg,
+            truth.rays,
+            `${what} and its past placed in frame ${t}`,
+          );
           score('prior', along(pr), pr);
         }
         if (withOracle) {

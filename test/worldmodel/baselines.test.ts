@@ -75,7 +75,11 @@ describe('ray-trace of past points', () => {
     // Road ahead only, 1.7 m below the sensor; a ray backwards and down meets nothing that was seen.
     const xs: number[] = [];
     const ys: number[] = [];
-    for (let x = 5; x <= 24; x += 0.5) for (let y = -4; y <= 4; y += 0.5) (xs.push(x), ys.push(y));
+    for (let x = 5; x <= 24; x += 0.5)
+      for (let y = -4; y <= 4; y += 0.5) {
+        xs.push(x);
+        ys.push(y);
+      }
     const road = {
       x: Float32Array.from(xs),
       y: Float32Array.from(ys),

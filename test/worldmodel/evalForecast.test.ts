@@ -130,7 +130,11 @@ describe('eval-forecast (4D-Occ protocol)', () => {
     expect(res.past_sweeps).toBe(3);
     // Without a forecast, the baselines alone at the given starts.
     const again = await LogReader.open(dir);
-    const only = await evalForecast({ log: again, starts: [4, 6], tokenizerConfig: DEFAULT_TOKENIZER_CONFIG });
+    const only = await evalForecast({
+      log: again,
+      starts: [4, 6],
+      tokenizerConfig: DEFAULT_TOKENIZER_CONFIG,
+    });
     await again.close();
     expect(only['1s']!.starts).toEqual([4]);
     expect(Object.keys(only['1s']!.methods)).toEqual([...POINT_BASELINES]);

@@ -41,14 +41,18 @@ export function register(program: Command): void {
       SHIPPED_TOKENIZER,
     )
     .option('--no-oracle', 'leave out the tokenizer floor (encode-then-decode of the true future)')
-    .option('--past-sweeps <n>', 'observed sweeps (0.2 s apart) the ray-trace baselines and the prior aggregate', '3')
+    .option(
+      '--past-sweeps <n>',
+      'observed sweeps (0.2 s apart) the ray-trace baselines and the prior aggregate',
+      '3',
+    )
     .option('--stride <n>', 'without --pred: raw frames between start frames', '2')
     .option('--ray-stride <n>', 'without --pred: score every n-th true ray', '1')
     .option('--json', 'print the figures as one JSON object (snake_case keys, docs/cli.md)')
     .addHelpText(
       'after',
       '\nPer horizon (1s: t0 + 0.2 … 1.0 s; 3s: t0 + 0.6 … 3.0 s) and method: chamfer (squared, ½(pred→true +\n' +
-        'true→pred) means, m²), chamfer_median and chamfer_trimmed (each direction\'s median / 99 %-trimmed mean),\n' +
+        "true→pred) means, m²), chamfer_median and chamfer_trimmed (each direction's median / 99 %-trimmed mean),\n" +
         'chamfer_near (inside ±70 × ±70 × ±4.5 m of t0, against every true return there), l1 / l1_median (m) and\n' +
         'absrel of depth along the true rays, chamfer_movers on labelled logs. bar: the best baseline per figure.\n' +
         "Truth: the future sweep's returns inside the tokenizer's region around its sensor, ego box removed;\n" +
@@ -68,7 +72,10 @@ export function register(program: Command): void {
         strides.add(Number(meta.ray_stride ?? 1) || 1);
       }
       if (strides.size > 1)
-        throw new InputError('--pred', `the forecasts were rendered along different ray strides (${[...strides]})`);
+        throw new InputError(
+          '--pred',
+          `the forecasts were rendered along different ray strides (${[...strides]})`,
+        );
       if (strides.size === 1) rayStride = [...strides][0];
       const log = await LogReader.open(opts.log);
       const tok = await Tokenizer.load(opts.tokenizer);

@@ -105,7 +105,9 @@ export function rayTracePast(cfg: TokenizerConfig, cloud: SensorPoints, rays: Ra
     const dy = rays.dirY[k];
     const dz = rays.dirZ[k];
     const exit = regionExitM(cfg, dx, dy, dz);
-    const e0 = Math.floor((Math.asin(Math.max(-1, Math.min(1, dz))) * deg - rt.minElevationDeg) / rt.elevationDeg);
+    const e0 = Math.floor(
+      (Math.asin(Math.max(-1, Math.min(1, dz))) * deg - rt.minElevationDeg) / rt.elevationDeg,
+    );
     const a0 = Math.floor((Math.atan2(dy, dx) * deg + 180) / rt.azimuthDeg) % A;
     let bestDot = -2;
     let bestRange = NaN;

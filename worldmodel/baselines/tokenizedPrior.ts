@@ -6,7 +6,11 @@ import type { Tokenizer } from '../tokenizerModel.ts';
 import type { SensorPoints } from '../voxelize.ts';
 
 /** The token grid of the aggregated sweeps (sensor-relative in the future frame). */
-export async function priorTokens(tok: Tokenizer, aggregated: SensorPoints, what: string): Promise<Int32Array> {
+export async function priorTokens(
+  tok: Tokenizer,
+  aggregated: SensorPoints,
+  what: string,
+): Promise<Int32Array> {
   return tok.encode(aggregated, what);
 }
 
