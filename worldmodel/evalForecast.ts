@@ -150,6 +150,8 @@ export interface EvalForecastOptions {
   rayStride?: number;
   /** Observed sweeps aggregated by the ray-trace baselines and the prior, 0.2 s apart (default 3). */
   pastSweeps?: number;
+  /** The horizons scored (default both). */
+  horizons?: readonly Horizon[];
   progress?: boolean;
 }
 
@@ -188,7 +190,7 @@ export async function evalForecast(o: EvalForecastOptions): Promise<EvalForecast
   const oracleDepth = new Map<number, Float32Array>();
   const result: EvalForecastResult = { log: log.dir, starts, past_sweeps: pastSweeps };
   const plan: [Horizon, number[], number[]][] = [];
-  for (const h of ['1s', '3s'] as const) {
+  for (const h of o.horizons ?? (['1s', '3s'] as const)) {
     const offs = protocolOffsets(h, log.meta.rateHz);
     const ok = starts.filter(
       (s) =>

@@ -7,6 +7,7 @@ import { setProgressSilent } from '../../core/progress.ts';
 import { LogReader } from '../../datasets/logstore.ts';
 import { BAR_FIGURES, evalForecast, type NamedForecast } from '../../worldmodel/evalForecast.ts';
 import { readForecastFile } from '../../worldmodel/forecastFile.ts';
+import type { Horizon } from '../../worldmodel/forecastProtocol.ts';
 import { forecastStarts } from '../../worldmodel/forecastLog.ts';
 import { Tokenizer } from '../../worldmodel/tokenizerModel.ts';
 import { intOption } from '../numberOption.ts';
@@ -21,6 +22,7 @@ interface Options {
   pastSweeps: string;
   stride: string;
   rayStride: string;
+  horizon?: string;
   json?: boolean;
 }
 
@@ -48,6 +50,7 @@ export function register(program: Command): void {
     )
     .option('--stride <n>', 'without --pred: raw frames between start frames', '2')
     .option('--ray-stride <n>', 'without --pred: score every n-th true ray', '1')
+    .option('--horizon <s>', 'score only this horizon: 1 or 3 (default both)')
     .option('--json', 'print the figures as one JSON object (snake_case keys, docs/cli.md)')
     .addHelpText(
       'after',
@@ -64,6 +67,9 @@ export function register(program: Command): void {
       const pastSweeps = intOption('--past-sweeps', 1)(opts.pastSweeps);
       const stride = intOption('--stride', 1)(opts.stride);
       let rayStride = intOption('--ray-stride', 1)(opts.rayStride);
+      if (opts.horizon !== undefined && opts.horizon !== '1' && opts.horizon !== '3')
+        throw new InputError('--horizon', `'${opts.horizon}' is not 1 or 3`);
+      const horizons = opts.horizon ? [`${opts.horizon}s` as Horizon] : undefined;
       const forecasts: NamedForecast[] = [];
       const strides = new Set<number>();
       for (const file of opts.pred ?? []) {
@@ -90,6 +96,7 @@ export function register(program: Command): void {
           oracle: opts.oracle,
           rayStride,
           pastSweeps,
+          horizons,
           progress: !opts.json,
         });
         if (opts.json) {
