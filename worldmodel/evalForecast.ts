@@ -10,6 +10,7 @@ import { aggregateSweeps, pastFrames } from './baselines/pastSweeps.ts';
 import { copyLastRaycast } from './baselines/copyLastRaycast.ts';
 import { rayTracePast } from './baselines/rayTracePast.ts';
 import { priorDepth } from './baselines/tokenizedPrior.ts';
+import { voxelRayCast } from './baselines/voxelRayCast.ts';
 import type { TokenizerConfig } from './config.ts';
 import type { ForecastRecord } from './forecastFile.ts';
 import {
@@ -38,6 +39,7 @@ export const POINT_BASELINES = [
   'ray_trace',
   'ray_trace_clamped',
   'ray_trace_ground',
+  'ray_cast_voxels',
 ] as const;
 /** Baselines through the tokenizer (copy-last as tokens, the multi-sweep prior). */
 export const TOKEN_BASELINES = ['copy_last_tok', 'prior'] as const;
@@ -265,6 +267,8 @@ export async function evalForecast(o: EvalForecastOptions): Promise<EvalForecast
         score('ray_trace', along(rt.raw), rt.raw);
         score('ray_trace_clamped', along(rt.clamped), rt.clamped);
         score('ray_trace_ground', along(rt.ground), rt.ground);
+        const vc = voxelRayCast(cfg, agg, truth.rays);
+        score('ray_cast_voxels', along(vc), vc);
         if (tokenizer) {
           const what = `${log.dir} frame ${s}`;
           const clTok = await priorDepth(tokenizer, placed, truth.rays, `${what} placed in frame ${t}`);

@@ -8,6 +8,7 @@ import { DEFAULT_TOKENIZER_CONFIG as CFG } from '../../worldmodel/config.ts';
 import { aggregateSweeps, pastFrames } from '../../worldmodel/baselines/pastSweeps.ts';
 import { copyLastRaycast } from '../../worldmodel/baselines/copyLastRaycast.ts';
 import { groundHeightM, rayTracePast } from '../../worldmodel/baselines/rayTracePast.ts';
+import { voxelRayCast } from '../../worldmodel/baselines/voxelRayCast.ts';
 import { regionExitM, type Rays } from '../../worldmodel/rays.ts';
 
 /** A dense wall x = `xM`, |y| ≤ 6, −2 ≤ z ≤ 2, points every 5 cm. */
@@ -147,5 +148,49 @@ describe('outlier-robust Chamfer', () => {
     expect(s.trimmed).toBe(0);
     expect(s.median).toBe(0);
     expect(s.mean).toBeGreaterThan(10);
+  });
+});
+
+describe('voxel ray-cast of past points', () => {
+  it('stops at the first occupied voxel: the near wall of two, at its depth', () => {
+    const rays = raysOf([
+      [1, 0.1, 0],
+      [1, -0.2, 0.05],
+    ]);
+    const w1 = wall(12);
+    const w2 = wall(20);
+    const both = {
+      x: Float32Array.from([...w2.x, ...w1.x]),
+      y: Float32Array.from([...w2.y, ...w1.y]),
+      z: Float32Array.from([...w2.z, ...w1.z]),
+    };
+    const d = voxelRayCast(CFG, both, rays);
+    // The hit voxel's mean point lies on the wall within a voxel (0.2 m) of the ray's own hit.
+    for (let k = 0; k < 2; k++) expect(Math.abs(d[k] - 12 / rays.dirX[k])).toBeLessThan(0.2);
+  });
+
+  it('reads a shallow ray on flat ground without the voxel-entry bias, and falls back to the ground', () => {
+    const xs: number[] = [];
+    const ys: number[] = [];
+    for (let x = 5; x <= 30; x += 0.1)
+      for (let y = -3; y <= 3; y += 0.1) {
+        xs.push(x);
+        ys.push(y);
+      }
+    const road = {
+      x: Float32Array.from(xs),
+      y: Float32Array.from(ys),
+      z: new Float32Array(xs.length).fill(-1.7),
+    };
+    const rays = raysOf([
+      [1, 0, -0.1],
+      [-1, 0, -0.1],
+    ]);
+    const d = voxelRayCast(CFG, road, rays);
+    const exact = 1.7 / -rays.dirZ[0];
+    // 17.1 m along a ray 5.7° below the horizon: entering the 0.2 m ground voxel would be ~1 m short.
+    expect(Math.abs(d[0] - exact)).toBeLessThan(0.25);
+    // Nothing behind the car: the flat ground at the estimated height.
+    expect(d[1]).toBeCloseTo(exact, 3);
   });
 });

@@ -111,7 +111,7 @@ describe('eval-forecast (4D-Occ protocol)', () => {
     expect(r.copy_last.l1_median).toBeLessThan(1e-4);
     expect(r.const_vel.chamfer).toBeLessThan(1e-6);
     // Every past sweep of a static scene holds the future's points: the ray-trace finds each ray's own return.
-    for (const m of ['ray_trace', 'ray_trace_clamped', 'ray_trace_ground'])
+    for (const m of ['ray_trace', 'ray_trace_clamped', 'ray_trace_ground', 'ray_cast_voxels'])
       expect(r[m].l1_median, m).toBeLessThan(1e-4);
     expect(r.ray_trace.chamfer_median).toBeLessThan(1e-6);
     // Shifting every point by 1 m costs at most 1 m² (and more than nothing).
