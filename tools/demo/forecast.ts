@@ -96,8 +96,8 @@ export const forecastDemo: DemoStep = {
         title,
         body: [
           `The shipped world model forecasts frames ${t0} + 0.2 … 1.0 s of a town it never saw (K = ${steps} denoising ` +
-            'steps, one start), scored by the 4D-Occ protocol beside the tokenizer floor (oracle), copy-last and ' +
-            'constant velocity. Full results: docs/worldmodel.md.',
+            'steps, one start), scored by the 4D-Occ protocol beside the tokenizer floor (oracle), copy-last, ' +
+            'the ray-trace of past sweeps and the multi-sweep prior. Full results: docs/worldmodel.md.',
           '| method | Chamfer (m²) | near Chamfer | L1 (m) | AbsRel | movers Chamfer |\n|---|---:|---:|---:|---:|---:|\n' +
             rows.join('\n'),
           `![last observed, predicted and true future sweep](${png})`,
