@@ -1,6 +1,5 @@
-// Scoring forecasts of a log by the 4D-Occ protocol beside every honest baseline: copy-last (raw and ray-cast,
-// and through the tokenizer), constant velocity, the ray-trace of past sweeps (three variants), the multi-sweep
-// prior and the tokenizer's floor; the bar a forecaster must clear is the best baseline per figure and horizon.
+// Forecasts of a log scored by the 4D-Occ protocol beside every honest baseline (copy-last, ray-traces of past
+// sweeps, the multi-sweep prior) and the tokenizer's floor; the bar is the best baseline per figure and horizon.
 import type { Boxes } from '../core/arrow/records.ts';
 import { InputError } from '../core/errors.ts';
 import { composePoses, invertPose, type Pose } from '../core/geometry/pose.ts';

@@ -1,6 +1,5 @@
-// Copy-last seen along the true future rays: the last observed sweep placed by the known pose into the future
-// frame, each true ray taking the nearest return in its range-image cell (occlusion-aware), so it is scored
-// on exactly the rays, and as many points, as every rendered forecast.
+// Copy-last along the true future rays: the last sweep placed by the known pose, each true ray taking the
+// nearest return in its range-image cell — one point per true ray, as every rendered forecast (4D-Occ protocol).
 import type { TokenizerConfig } from '../config.ts';
 import { depthAlongRays } from '../rangeDepth.ts';
 import type { Rays } from '../rays.ts';

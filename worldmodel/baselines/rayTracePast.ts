@@ -1,6 +1,5 @@
-// The ray-tracing baseline of 4D-Occ (Khurana et al., CVPR 2023): past points aggregated in the future frame;
-// each true future ray takes the range of the past point nearest to it in direction (raw, depth-clamped to the
-// region, or with a flat-ground fallback where no past point lies near the ray).
+// 4D-Occ's ray-trace baseline (Khurana et al., CVPR 2023): each true future ray takes the range of the past
+// point nearest to it in direction — raw, depth-clamped to the region, or with a flat-ground fallback.
 import type { TokenizerConfig } from '../config.ts';
 import { regionExitM, type Rays } from '../rays.ts';
 import type { SensorPoints } from '../voxelize.ts';

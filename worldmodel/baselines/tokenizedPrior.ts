@@ -1,6 +1,5 @@
-// The multi-sweep prior: the last few observed sweeps aggregated in a future frame, encoded by the tokenizer
-// there and decoded — the ray-trace baseline's information in token space (one sweep: copy-last through the
-// tokenizer, what an untrained residual forecaster outputs).
+// The multi-sweep prior: past sweeps aggregated in a future frame, encoded and decoded by the tokenizer — the
+// ray-trace's information in token space (Copilot4D's tokenizer; one sweep: copy-last through the tokenizer).
 import type { Rays } from '../rays.ts';
 import type { Tokenizer } from '../tokenizerModel.ts';
 import type { SensorPoints } from '../voxelize.ts';

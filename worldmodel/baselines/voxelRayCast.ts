@@ -1,6 +1,5 @@
-// Ray-casting past points through an occupancy grid: the aggregated past sweeps mark 0.2 m voxels, and each
-// true future ray stops at the first occupied one, at its points' mean (occlusion-aware, unlike 4D-Occ's
-// nearest-in-direction ray-trace); a ray that meets none falls back to the flat ground, else the region exit.
+// Past points ray-cast through a 0.2 m occupancy grid: each true ray stops at the first occupied voxel, at the
+// surface its points give (occlusion-aware, unlike 4D-Occ's nearest-in-direction ray-trace); else flat ground.
 import type { TokenizerConfig } from '../config.ts';
 import { regionExitM, type Rays } from '../rays.ts';
 import type { SensorPoints } from '../voxelize.ts';
