@@ -94,6 +94,42 @@ export function chamferSquared(a: SensorPoints, b: SensorPoints): number {
   return 0.5 * (mean(nearestSquaredDistances(a, b)) + mean(nearestSquaredDistances(b, a)));
 }
 
+/** Mean of the smallest `keep` share of `a` (0.99: the worst 1 % of distances dropped). */
+export function trimmedMean(a: Float64Array, keep: number): number {
+  if (a.length === 0) return NaN;
+  const s = Float64Array.from(a).sort();
+  const n = Math.max(1, Math.floor(s.length * keep));
+  let t = 0;
+  for (let i = 0; i < n; i++) t += s[i];
+  return t / n;
+}
+
+/** Median of `a` (the lower middle of an even count). */
+export function medianOf(a: Float64Array): number {
+  if (a.length === 0) return NaN;
+  const s = Float64Array.from(a).sort();
+  return s[Math.floor((s.length - 1) / 2)];
+}
+
+/** The squared Chamfer with each direction's mean, median and 99 %-trimmed mean (outlier-robust variants). */
+export interface ChamferStats {
+  mean: number;
+  median: number;
+  trimmed: number;
+}
+
+/** ½ (f(a→b) + f(b→a)) for f = mean, median and the 99 %-trimmed mean of the squared distances. */
+export function chamferStats(a: SensorPoints, b: SensorPoints): ChamferStats {
+  if (a.x.length === 0 || b.x.length === 0) return { mean: NaN, median: NaN, trimmed: NaN };
+  const ab = nearestSquaredDistances(a, b);
+  const ba = nearestSquaredDistances(b, a);
+  return {
+    mean: 0.5 * (mean(ab) + mean(ba)),
+    median: 0.5 * (medianOf(ab) + medianOf(ba)),
+    trimmed: 0.5 * (trimmedMean(ab, 0.99) + trimmedMean(ba, 0.99)),
+  };
+}
+
 /** The points inside |x| ≤ halfX, |y| ≤ halfY, |z| ≤ halfZ (4D-Occ's near field: 70, 70, 4.5 m). */
 export function cropBox(p: SensorPoints, halfX: number, halfY: number, halfZ: number): SensorPoints {
   const keep: number[] = [];

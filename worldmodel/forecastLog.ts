@@ -15,6 +15,8 @@ import { sensorOrigin, sensorPoints } from './sweep.ts';
 import type { Tokenizer } from './tokenizerModel.ts';
 import { InputError } from '../core/errors.ts';
 import { constantVelocityPose } from './evalForecast.ts';
+import { multiSweepPrior, residualGrid } from './residual.ts';
+import type { SensorPoints } from './voxelize.ts';
 
 export interface ForecastLogOptions {
   /** Observed frames (default: the model's). */
@@ -30,6 +32,12 @@ export interface ForecastLogOptions {
   write: 'all' | 'protocol';
   /** Only these start frames (default: every `startStride` from the first with enough past). */
   starts?: readonly number[];
+  /**
+   * A residual forecaster: each predicted token is kept only where the model gives it probability ≥
+   * `threshold`, elsewhere the multi-sweep prior's token (the last `pastSweeps` observed sweeps, 0.2 s apart,
+   * aggregated in that future frame and tokenized).
+   */
+  residual?: { threshold: number; pastSweeps: number };
   progress?: boolean;
 }
 
@@ -112,6 +120,7 @@ export async function forecastLog(
       );
     return own.get(f)!;
   };
+  const sweeps = new Map<number, SensorPoints>();
   const records: ForecastRecord[] = [];
   const bar = o.progress ? createProgress('forecast', starts.length, { unit: 'forecasts' }) : null;
   const logits = (feeds: Parameters<Forecaster['logits']>[0]) => fc.logits(feeds);
@@ -141,6 +150,7 @@ export async function forecastLog(
             : null,
         ),
       );
+      const probs: Float32Array[] = [];
       const pred = await sampleFuture(
         logits,
         {
@@ -150,10 +160,16 @@ export async function forecastLog(
           past: grids.slice(-past),
           priors,
           poses: [...ctx, ...fut].map((f) => poseFeatures(poses, ref, f)),
+          confidenceOut: o.residual ? probs : undefined,
         },
         o.sampling,
         rng,
       );
+      if (o.residual)
+        for (let j = 0; j < future; j++) {
+          const prior = await multiSweepPrior(log, tok, poses, t0, fut[j], o.residual.pastSweeps, sweeps);
+          pred[j] = residualGrid(pred[j], probs[j], prior, o.residual.threshold);
+        }
       for (let j = 0; j < future && idx.length < past + nFuture; j++) {
         idx.push(fut[j]);
         grids.push(pred[j]);

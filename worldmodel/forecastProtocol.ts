@@ -2,7 +2,7 @@
 // of each future sweep, squared Chamfer (vanilla and near-field) in the start frame, L1/AbsRel along the rays.
 import type { PointCloud } from '../core/arrow/records.ts';
 import type { Pose } from '../core/geometry/pose.ts';
-import { chamferSquared, cropBox } from './chamfer.ts';
+import { chamferStats, cropBox, medianOf } from './chamfer.ts';
 import type { TokenizerConfig } from './config.ts';
 import { raysFromPoints, type Rays } from './rays.ts';
 import type { SensorPoints } from './voxelize.ts';
@@ -63,6 +63,11 @@ export interface TruthSweep {
   rays: Rays;
   /** The returns of the rays, in the vehicle frame of t0. */
   pointsT0: SensorPoints;
+  /**
+   * Every return of the sweep (ego box and the minimum range removed, thinned by the same stride, not cropped
+   * to the tokenizer's region), in the vehicle frame of t0: the truth of the near-field figure. Absent: pointsT0.
+   */
+  fullT0?: SensorPoints;
 }
 
 /**
@@ -77,7 +82,26 @@ export function truthSweep(
   rayStride = 1,
 ): TruthSweep {
   const rays = truthRays(cfg, pc, origin, rayStride);
-  return { rays, pointsT0: rayPoints(rays, rays.depthM, origin, t0FromTarget) };
+  const noEgo = removeEgo(pc);
+  const minSq = cfg.render.minRangeM ** 2;
+  const keep: number[] = [];
+  for (let i = 0, seen = 0; i < noEgo.x.length; i++) {
+    const x = noEgo.x[i] - origin[0];
+    const y = noEgo.y[i] - origin[1];
+    const z = noEgo.z[i] - origin[2];
+    if (x * x + y * y + z * z < minSq) continue;
+    if (seen++ % Math.max(1, rayStride) === 0) keep.push(i);
+  }
+  const full = {
+    x: Float32Array.from(keep, (i) => noEgo.x[i]),
+    y: Float32Array.from(keep, (i) => noEgo.y[i]),
+    z: Float32Array.from(keep, (i) => noEgo.z[i]),
+  };
+  return {
+    rays,
+    pointsT0: rayPoints(rays, rays.depthM, origin, t0FromTarget),
+    fullT0: transformed(full, t0FromTarget),
+  };
 }
 
 const IDENTITY: Pose = Float64Array.of(1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1);
@@ -123,11 +147,19 @@ export function rayPoints(
   return transformed(p, m, origin);
 }
 
-/** The protocol's four figures of one predicted sweep. */
+/** The protocol's figures of one predicted sweep. */
 export interface SweepFigures {
+  /** Squared Chamfer, ½(mean pred→true + mean true→pred) (m²). */
   chamfer: number;
+  /** The same with each direction's median. */
+  chamferMedian: number;
+  /** The same with each direction's 99 %-trimmed mean (the worst 1 % of points dropped). */
+  chamferTrimmed: number;
+  /** Squared Chamfer inside the near field of t0, against every true return there (not region-cropped). */
   chamferNear: number;
   l1: number;
+  /** Median over the rays of |depth error| (m). */
+  l1Median: number;
   absrel: number;
 }
 
@@ -137,18 +169,25 @@ export function scoreSweep(predT0: SensorPoints, depth: Float32Array, truth: Tru
   let l1 = 0;
   let rel = 0;
   const d = truth.rays.depthM;
+  const err = new Float64Array(d.length);
   for (let i = 0; i < d.length; i++) {
     const e = Math.abs(depth[i] - d[i]);
+    err[i] = e;
     l1 += e;
     rel += e / d[i];
   }
+  const c = chamferStats(predT0, truth.pointsT0);
+  const near = chamferStats(
+    cropBox(predT0, nf.halfXM, nf.halfYM, nf.halfZM),
+    cropBox(truth.fullT0 ?? truth.pointsT0, nf.halfXM, nf.halfYM, nf.halfZM),
+  );
   return {
-    chamfer: chamferSquared(predT0, truth.pointsT0),
-    chamferNear: chamferSquared(
-      cropBox(predT0, nf.halfXM, nf.halfYM, nf.halfZM),
-      cropBox(truth.pointsT0, nf.halfXM, nf.halfYM, nf.halfZM),
-    ),
+    chamfer: c.mean,
+    chamferMedian: c.median,
+    chamferTrimmed: c.trimmed,
+    chamferNear: near.mean,
     l1: l1 / Math.max(1, d.length),
+    l1Median: medianOf(err),
     absrel: rel / Math.max(1, d.length),
   };
 }

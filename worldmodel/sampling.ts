@@ -24,6 +24,11 @@ export interface SamplingContext {
    * Future tokens already known (the rest masked); default none. Sampling never changes a given token.
    */
   given?: readonly (Int32Array | null)[];
+  /**
+   * Filled when given: per future frame, the (guided) probability the model gave each token it chose, at the
+   * step that fixed it (K = 1: the largest softmax probability) — what a residual forecaster thresholds.
+   */
+  confidenceOut?: Float32Array[];
 }
 
 /** A standard Gumbel variate. */
@@ -51,6 +56,11 @@ export async function sampleFuture(
   const K = Math.max(1, sampling.steps);
   const pose = new Float32Array(T * POSE_FEATURES);
   ctx.poses.forEach((p, i) => pose.set(p, i * POSE_FEATURES));
+  const probOut = ctx.confidenceOut;
+  if (probOut) {
+    probOut.length = 0;
+    for (let f = 0; f < future; f++) probOut.push(new Float32Array(G).fill(1));
+  }
   const causal = temporalMask(T, P, 'causal');
   const self = temporalMask(T, P, 'self');
   for (let k = 0; k < K; k++) {
@@ -82,6 +92,7 @@ export async function sampleFuture(
       if (masked.length === 0) continue;
       const choice = new Int32Array(masked.length);
       const conf = new Float64Array(masked.length);
+      const prob = new Float32Array(masked.length);
       masked.forEach((i, j) => {
         const base = (f * G + i) * C;
         let max = -Infinity;
@@ -103,12 +114,16 @@ export async function sampleFuture(
           }
         }
         choice[j] = best;
+        prob[j] = Math.exp(l[best] - logZ);
         conf[j] = l[best] - logZ + (tau > 0 ? tau * gumbel(rng) : 0);
       });
       // Keep the ⌈γ((k+1)/K)·G⌉ least confident masked (none after the last step); fix the rest.
       const keep = k === K - 1 ? 0 : Math.min(masked.length - 1, maskCount((k + 1) / K, G));
       const order = Array.from(masked.keys()).sort((a, b) => conf[b] - conf[a]);
-      for (let r = 0; r < order.length - Math.max(0, keep); r++) g[masked[order[r]]] = choice[order[r]];
+      for (let r = 0; r < order.length - Math.max(0, keep); r++) {
+        g[masked[order[r]]] = choice[order[r]];
+        if (probOut) probOut[f][masked[order[r]]] = prob[order[r]];
+      }
     }
   }
   return fut;

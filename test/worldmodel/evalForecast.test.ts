@@ -8,7 +8,7 @@ import { composePoses, invertPose, poseFromTranslationYaw } from '../../core/geo
 import { Rng } from '../../core/rng.ts';
 import { LogReader, LogWriter } from '../../datasets/logstore.ts';
 import { DEFAULT_TOKENIZER_CONFIG } from '../../worldmodel/config.ts';
-import { evalForecast } from '../../worldmodel/evalForecast.ts';
+import { BAR_FIGURES, evalForecast, POINT_BASELINES } from '../../worldmodel/evalForecast.ts';
 import type { ForecastRecord } from '../../worldmodel/forecastFile.ts';
 import { readForecastFile, writeForecastFile } from '../../worldmodel/forecastFile.ts';
 import { scoreSweep, transformed, type TruthSweep } from '../../worldmodel/forecastProtocol.ts';
@@ -98,8 +98,9 @@ describe('eval-forecast (4D-Occ protocol)', () => {
     );
     const res = await evalForecast({ log, records: back, tokenizerConfig: DEFAULT_TOKENIZER_CONFIG });
     await log.close();
-    const r = res['1s']!;
-    expect(r.starts).toEqual([4]);
+    const h = res['1s']!;
+    const r = h.methods;
+    expect(h.starts).toEqual([4]);
     expect(res['3s']).toBeUndefined();
     expect(r.copy_last.chamfer).toBeLessThan(1e-9);
     expect(r.copy_last.chamfer_near).toBeLessThan(1e-9);
@@ -107,11 +108,36 @@ describe('eval-forecast (4D-Occ protocol)', () => {
     // the same or the next bin can stand in for a ray's own, rarely, with 300 scattered points.
     expect(r.copy_last.l1).toBeLessThan(0.05);
     expect(r.copy_last.absrel).toBeLessThan(0.005);
+    expect(r.copy_last.l1_median).toBeLessThan(1e-4);
     expect(r.const_vel.chamfer).toBeLessThan(1e-6);
+    // Every past sweep of a static scene holds the future's points: the ray-trace finds each ray's own return.
+    for (const m of ['ray_trace', 'ray_trace_clamped', 'ray_trace_ground', 'ray_cast_voxels'])
+      expect(r[m].l1_median, m).toBeLessThan(1e-4);
+    expect(r.ray_trace.chamfer_median).toBeLessThan(1e-6);
     // Shifting every point by 1 m costs at most 1 m² (and more than nothing).
     expect(r.model.chamfer).toBeGreaterThan(0.05);
     expect(r.model.chamfer).toBeLessThanOrEqual(1 + 1e-6);
+    expect(r.model.chamfer_median).toBeGreaterThan(0.05);
     expect(r.oracle).toBeUndefined();
+    expect(r.prior).toBeUndefined();
+    // The bar is the best baseline in each figure, and the shifted "model" does not clear it.
+    for (const k of BAR_FIGURES) {
+      const best = Math.min(...POINT_BASELINES.map((m) => r[m][k]));
+      expect(h.bar[k].value).toBe(best);
+      expect(r[h.bar[k].method][k]).toBe(best);
+    }
+    expect(h.beats_bar.model.chamfer).toBe(false);
+    expect(res.past_sweeps).toBe(3);
+    // Without a forecast, the baselines alone at the given starts.
+    const again = await LogReader.open(dir);
+    const only = await evalForecast({
+      log: again,
+      starts: [4, 6],
+      tokenizerConfig: DEFAULT_TOKENIZER_CONFIG,
+    });
+    await again.close();
+    expect(only['1s']!.starts).toEqual([4]);
+    expect(Object.keys(only['1s']!.methods)).toEqual([...POINT_BASELINES]);
   });
 
   it('a log without ego poses is a clear error', async () => {

@@ -68,6 +68,35 @@ describe('forecaster', () => {
     }
   });
 
+  it('K = 1 reports the softmax probability of each chosen token (what the residual thresholds)', async () => {
+    const rng = new Rng(3);
+    const logits = Float32Array.from({ length: 2 * G * codes }, () => 2 * rng.normal());
+    const probs: Float32Array[] = [];
+    const out = await sampleFuture(
+      async () => logits,
+      {
+        cfg,
+        codes,
+        tokensXY: t,
+        past: [randomTokens(rng), randomTokens(rng)],
+        priors: [null, null],
+        poses: Array.from({ length: T }, () => new Float32Array(POSE_FEATURES)),
+        confidenceOut: probs,
+      },
+      { steps: 1, guidance: 0, temperature: 1 },
+      rng,
+    );
+    expect(probs.length).toBe(2);
+    for (let f = 0; f < 2; f++)
+      for (let i = 0; i < G; i++) {
+        const l = logits.subarray((f * G + i) * codes, (f * G + i + 1) * codes);
+        const max = Math.max(...l);
+        const z = l.reduce((a, v) => a + Math.exp(v - max), 0);
+        expect(l[out[f][i]]).toBe(max);
+        expect(probs[f][i]).toBeCloseTo(1 / z, 5);
+      }
+  });
+
   it('the ego pose conditioning changes the prediction', async () => {
     const ps = new ParamStore({ seed: 5 });
     const net = createForecasterNetwork(ps, cfg, codes, t);

@@ -30,6 +30,8 @@ interface Options {
   force?: boolean;
   allFrames?: boolean;
   rayStride: string;
+  residual?: string;
+  pastSweeps: string;
   json?: boolean;
 }
 
@@ -58,6 +60,11 @@ export function register(program: Command): void {
       'render along every n-th true ray (cheaper; eval-forecast scores the same rays)',
       '1',
     )
+    .option(
+      '--residual <p>',
+      "residual over the multi-sweep prior: keep the model's token only where its probability ≥ p (drivekit fit-residual chooses p)",
+    )
+    .option('--past-sweeps <n>', "observed sweeps (0.2 s apart) the residual's prior aggregates", '3')
     .option('--json', 'print the summary as one JSON object (snake_case keys, docs/cli.md)');
   addForce(cmd, 'an existing --out')
     .addHelpText(
@@ -76,6 +83,11 @@ export function register(program: Command): void {
       const stride = intOption('--stride', 1)(opts.stride);
       const seed = intOption('--seed', 0)(opts.seed);
       const rayStride = intOption('--ray-stride', 1)(opts.rayStride);
+      const pastSweeps = intOption('--past-sweeps', 1)(opts.pastSweeps);
+      const residual =
+        opts.residual === undefined
+          ? undefined
+          : { threshold: numberOption('--residual', { min: 0 })(opts.residual), pastSweeps };
       const log = await LogReader.open(opts.log);
       const fc = await Forecaster.load(opts.model);
       const tok = await Tokenizer.load(opts.tokenizer);
@@ -96,6 +108,7 @@ export function register(program: Command): void {
           seed,
           write: opts.allFrames ? 'all' : 'protocol',
           rayStride,
+          residual,
           progress: !opts.json,
         });
         await writeForecastFile(opts.out, records, {
@@ -104,6 +117,10 @@ export function register(program: Command): void {
           steps: String(sampling.steps),
           guidance: String(sampling.guidance),
           ray_stride: String(rayStride),
+          name: residual ? 'residual' : 'model',
+          ...(residual
+            ? { residual_threshold: String(residual.threshold), past_sweeps: String(residual.pastSweeps) }
+            : {}),
         });
         const starts = [...new Set(records.map((r) => r.startFrame))];
         const summary = {

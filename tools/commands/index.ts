@@ -98,8 +98,13 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'eval-forecast',
     summary:
-      'score forecasts by the 4D-Occ protocol beside the tokenizer floor, copy-last and constant velocity',
+      'score forecasts by the 4D-Occ protocol beside copy-last, the ray-trace of past sweeps and the multi-sweep prior',
     load: () => import('./evalForecast.ts'),
+  },
+  {
+    name: 'fit-residual',
+    summary: "choose the residual forecaster's confidence threshold on training logs (token accuracy)",
+    load: () => import('./fitResidual.ts'),
   },
   {
     name: 'sim',

@@ -86,18 +86,18 @@ export const forecastDemo: DemoStep = {
         }),
       );
       const f = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '–' : v.toFixed(2));
-      const rows = METHODS.map((m) => {
-        const x = r[m];
+      const rows = ['model', ...METHODS].map((m) => {
+        const x = r.methods[m];
         return `| ${m} | ${f(x.chamfer)} | ${f(x.chamfer_near)} | ${f(x.l1)} | ${f(x.absrel)} | ${f(x.chamfer_movers)} |`;
       });
       ctx.figures['world model 1 s Chamfer: model / copy-last (held-out synthetic, 1 start)'] =
-        `${f(r.model.chamfer)} / ${f(r.copy_last.chamfer)} m²`;
+        `${f(r.methods.model.chamfer)} / ${f(r.methods.copy_last.chamfer)} m²`;
       ctx.report.push({
         title,
         body: [
           `The shipped world model forecasts frames ${t0} + 0.2 … 1.0 s of a town it never saw (K = ${steps} denoising ` +
-            'steps, one start), scored by the 4D-Occ protocol beside the tokenizer floor (oracle), copy-last and ' +
-            'constant velocity. Full results: docs/worldmodel.md.',
+            'steps, one start), scored by the 4D-Occ protocol beside the tokenizer floor (oracle), copy-last, ' +
+            'the ray-trace of past sweeps and the multi-sweep prior. Full results: docs/worldmodel.md.',
           '| method | Chamfer (m²) | near Chamfer | L1 (m) | AbsRel | movers Chamfer |\n|---|---:|---:|---:|---:|---:|\n' +
             rows.join('\n'),
           `![last observed, predicted and true future sweep](${png})`,
