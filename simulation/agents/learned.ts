@@ -7,8 +7,8 @@ import { InputError } from '../../core/errors.ts';
 import { startTsWorker } from '../../core/workers.ts';
 import type { SimEnv } from '../env.ts';
 import { type ObservationConfig, Observer, observationSize } from '../observation.ts';
-import { ActionBins, type ActionBinsConfig } from '../rtr/actionBins.ts';
-import { drivenAgents, selectActions, writeActions } from '../rtr/policyStep.ts';
+import { ActionBins, type ActionBinsConfig } from '../training/actionBins.ts';
+import { drivenAgents, selectActions, writeActions } from '../training/policyStep.ts';
 import { agentKey, uniformAt } from './agentNoise.ts';
 import type { Policy } from './policy.ts';
 

@@ -1,12 +1,12 @@
 // The learned traffic-agent policy's training step as a learning-engine reference model (`policy`): the
-// default network and loss of simulation/rtr (RTR minibatch: imitation + PPO rows with an EMA-PG anchor), mirrored
+// default network and loss of simulation/training (RTR minibatch: imitation + PPO rows with an EMA-PG anchor), mirrored
 // in train_step.py.
 import * as nn from '../../core/nn/index.ts';
 import { DEFAULT_OBSERVATION, observationOffsets, observationSize } from '../../simulation/observation.ts';
-import { ActionBins, DEFAULT_ACTION_BINS } from '../../simulation/rtr/actionBins.ts';
-import { DEFAULT_EMA_PG } from '../../simulation/rtr/emaAnchor.ts';
-import { DEFAULT_PPO } from '../../simulation/rtr/ppo.ts';
-import { createPolicyNet, lossGraph } from '../../simulation/rtr/policyNet.ts';
+import { ActionBins, DEFAULT_ACTION_BINS } from '../../simulation/training/actionBins.ts';
+import { DEFAULT_EMA_PG } from '../../simulation/training/emaAnchor.ts';
+import { DEFAULT_PPO } from '../../simulation/training/ppo.ts';
+import { createPolicyNet, lossGraph } from '../../simulation/training/policyNet.ts';
 import type { ReferenceModel } from './nn.bench.ts';
 
 /**
@@ -22,7 +22,7 @@ export const POLICY_REFERENCE = {
   /** EMA-PG anchor on the RL rows: its top-k actions with random renormalised probabilities. */
   anchorTopK: DEFAULT_EMA_PG.topK,
   klCoef: DEFAULT_EMA_PG.klCoef,
-  /** Gradient clipping of simulation/rtr/agentModel.ts. */
+  /** Gradient clipping of simulation/training/agentModel.ts. */
   clipGradNorm: 1,
   seed: 2,
 };

@@ -4,8 +4,8 @@ import type { Command } from 'commander';
 import { printJson } from '../cliOptions.ts';
 import { InputError } from '../../core/errors.ts';
 import { createProgress } from '../../core/progress.ts';
-import { longtailFromSpec, scenariosFromSpec } from '../../simulation/rtr/scenarioSpec.ts';
-import { DEFAULT_TRAIN_AGENTS, trainAgents, type TrainMode } from '../../simulation/rtr/trainAgents.ts';
+import { longtailFromSpec, scenariosFromSpec } from '../../simulation/training/scenarioSpec.ts';
+import { DEFAULT_TRAIN_AGENTS, trainAgents, type TrainMode } from '../../simulation/training/trainAgents.ts';
 import { intOption, numberOption } from '../numberOption.ts';
 
 export interface TrainAgentsCliOptions {
