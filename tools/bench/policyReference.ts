@@ -27,9 +27,12 @@ export const POLICY_REFERENCE = {
   seed: 2,
 };
 
+/** The observation layout the PyTorch mirror (train_step.py policy) reproduces: version 1, without the expert block. */
+const REFERENCE_OBSERVATION = { ...DEFAULT_OBSERVATION, version: 1 as const };
+
 /** Random observations: N(0, 1) features, each entity slot valid (flag 1) or empty (all zero). */
 function randomObs(rng: nn.Rng, rows: number): Float32Array {
-  const cfg = DEFAULT_OBSERVATION;
+  const cfg = REFERENCE_OBSERVATION;
   const off = observationOffsets(cfg);
   const size = observationSize(cfg);
   const x = new Float32Array(rows * size);
@@ -69,11 +72,11 @@ function randomAnchor(rng: nn.Rng, rows: number, rlRows: number, A: number): Flo
 export function policyReference(): ReferenceModel {
   const R = POLICY_REFERENCE;
   const bins = new ActionBins(DEFAULT_ACTION_BINS);
-  const net = createPolicyNet(bins.count, DEFAULT_OBSERVATION);
+  const net = createPolicyNet(bins.count, REFERENCE_OBSERVATION);
   const lg = lossGraph(net);
   const rng = new nn.Rng(R.seed);
   const n = R.rlRows + R.ilRows;
-  const size = observationSize(DEFAULT_OBSERVATION);
+  const size = observationSize(REFERENCE_OBSERVATION);
   const rl = (r: number) => (r < R.rlRows ? 1 : 0);
   return {
     graph: lg.graph,
