@@ -60,6 +60,7 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
       longtail,
       evalScenarios,
       data: {
+        command: ['drivekit', ...process.argv.slice(2)].join(' '),
         scenarios: opts.scenarios,
         longtail: opts.longtail ?? '',
         evalScenarios: opts.evalScenarios ?? '',
