@@ -2,7 +2,7 @@
 // expert's action mixed in at rate β, label every visited state with the log-conditioned expert, aggregate.
 import type { Rng } from '../../core/rng.ts';
 import { RuleAgents } from '../agents/ruleAgents.ts';
-import { ACTION_STRIDE, SimEnv } from '../env.ts';
+import { ACTION_STRIDE, SimEnv, TYPE_CODE } from '../env.ts';
 import { Observer } from '../observation.ts';
 import type { Scenario } from '../scenario.ts';
 import { ActionBins } from './actionBins.ts';
@@ -42,7 +42,10 @@ export interface DaggerRollout {
   obs: Float32Array;
   action: Int32Array;
   count: number;
-  /** Share of driven agents that left the road / collided at least once, and how often the learner's bin was the expert's. */
+  /**
+   * Share of driven agents that left the road (vehicles) / collided at least once, and how often the
+   * learner's bin was the expert's.
+   */
   offroadRate: number;
   collisionRate: number;
   agreement: number;
@@ -93,7 +96,13 @@ export async function daggerRollout(
     const keep = env.stepCount % sampleStride === 0;
     for (let q = 0; q < m; q++) {
       const g = agents[q];
-      const e = expert.decide(env, g);
+      // Pedestrians and other objects (driven by the network only without rule agents): IDM's
+      // treatment, keep speed and heading.
+      const t = env.typeCode[g];
+      const e =
+        t === TYPE_CODE.vehicle || t === TYPE_CODE.cyclist
+          ? expert.decide(env, g)
+          : { accel: 0, curvature: 0 };
       label[q] = bins.index(
         ActionBins.nearest(bins.accel, e.accel),
         ActionBins.nearest(bins.curvature, e.curvature),
@@ -114,7 +123,8 @@ export async function daggerRollout(
     env.step();
     for (let q = 0; q < m; q++) {
       const g = agents[q];
-      off[g] |= env.offroad[g];
+      // Off-road rates vehicles only, as the metric does (pedestrians walk on sidewalks).
+      if (env.typeCode[g] === TYPE_CODE.vehicle) off[g] |= env.offroad[g];
       coll[g] |= env.collided[g];
     }
   }
