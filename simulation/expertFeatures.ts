@@ -50,8 +50,9 @@ export class ExpertProbe {
   sync(env: SimEnv): void {
     if (env !== this.env || env.stepCount < this.lastStep) this.reset(env);
     else if (env.stepCount !== this.lastStep) {
+      // Observed every k-th step (demonstrations): the cooldowns run down by the k steps.
+      this.idm.prepare(env, (env.stepCount - this.lastStep) * env.dtS);
       this.lastStep = env.stepCount;
-      this.idm.prepare(env);
     }
   }
 

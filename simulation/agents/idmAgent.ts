@@ -324,10 +324,10 @@ export class IdmPolicy implements Policy {
     return this.st;
   }
 
-  /** Per-step set-up of decide(): the agent grid, and the lane-change cooldowns run down. */
-  prepare(env: SimEnv): void {
+  /** Per-step set-up of decide(): the agent grid, and the lane-change cooldowns run down by `elapsedS`. */
+  prepare(env: SimEnv, elapsedS = env.dtS): void {
     this.grid.build(env.n, env.x, env.y, env.live, env.scenarioOf, this.cfg.gridCellM);
-    for (let g = 0; g < env.n; g++) this.cooldown[g] -= env.dtS;
+    for (let g = 0; g < env.n; g++) this.cooldown[g] -= elapsedS;
   }
 
   /**
