@@ -42,16 +42,16 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
     throw new InputError('--pg', 'ema is a PPO option: use --mode ppo or rtr');
   if (opts.longtail && mode === 'bc')
     throw new InputError('--longtail', 'long-tail scenarios have no demonstrations: use --mode ppo or rtr');
-  const load = createProgress('scenarios', 0, { silent: opts.json });
-  const scenarios = scenariosFromSpec(opts.scenarios, '--scenarios', () => load.tick());
-  const evalScenarios = opts.evalScenarios ? scenariosFromSpec(opts.evalScenarios, '--eval-scenarios') : [];
-  const longtail = opts.longtail ? longtailFromSpec(opts.longtail, opts.seed) : [];
-  load.stop();
   const obsVersion = opts.observation ?? '2';
   if (obsVersion !== '1' && obsVersion !== '2')
     throw new InputError('--observation', `must be 1 or 2, got '${obsVersion}'`);
   if (opts.stepsPerRound !== undefined && mode !== 'dagger')
     throw new InputError('--steps-per-round', 'is a DAgger option: use --mode dagger');
+  const load = createProgress('scenarios', 0, { silent: opts.json });
+  const scenarios = scenariosFromSpec(opts.scenarios, '--scenarios', () => load.tick());
+  const evalScenarios = opts.evalScenarios ? scenariosFromSpec(opts.evalScenarios, '--eval-scenarios') : [];
+  const longtail = opts.longtail ? longtailFromSpec(opts.longtail, opts.seed) : [];
+  load.stop();
   const steps = opts.steps ?? (mode === 'bc' ? DEFAULT_TRAIN_AGENTS.steps : mode === 'dagger' ? 8 : 40);
   const bar = createProgress(`train-agents ${mode}`, steps, { silent: opts.json });
   const res = await trainAgents(

@@ -11,6 +11,7 @@ import type { Scenario } from '../../../simulation/scenario.ts';
 import { daggerBeta, DEFAULT_DAGGER } from '../../../simulation/training/dagger.ts';
 import { controlAllPresent } from '../../../simulation/training/evaluate.ts';
 import { DAGGER_SET_FILE, TRAIN_FILES, trainAgents } from '../../../simulation/training/trainAgents.ts';
+import { runTrainAgents } from '../../../tools/commands/trainAgents.ts';
 import { straightRoadScenario } from '../fixtures.ts';
 
 /** Set agent r's logged track to start at (x, y) with velocity (vx, vy) and keep it. */
@@ -112,6 +113,16 @@ describe('DAgger', () => {
     expect(b[0]).toBe(1);
     for (let i = 1; i < b.length; i++) expect(b[i]).toBeLessThan(b[i - 1] + 1e-12);
     expect(b[DEFAULT_DAGGER.betaRounds]).toBe(0);
+  });
+
+  it('train-agents refuses DAgger options outside DAgger and unknown observation versions, naming the option', async () => {
+    const base = { scenarios: 'town:1', out: os.tmpdir(), seed: 1, json: true };
+    await expect(runTrainAgents({ ...base, mode: 'bc', stepsPerRound: 5 })).rejects.toThrow(
+      /--steps-per-round/,
+    );
+    await expect(runTrainAgents({ ...base, mode: 'dagger', observation: '3' })).rejects.toThrow(
+      /--observation/,
+    );
   });
 
   it('aggregates expert-labelled rollouts round by round and resumes with its set', async () => {
