@@ -2,6 +2,7 @@
 // Float32Array in its own frame — its state and goal, the K nearest agents, and the nearest lane and
 // road-edge points — sorted nearest first, zero-padded with a validity flag, ready for a network.
 import { type SimEnv, TYPE_CODE } from './env.ts';
+import { EXPERT_FEATURES, ExpertProbe } from './expertFeatures.ts';
 import type { PointSet } from './map/mapIndex.ts';
 import { GridWindow, NearestK, nearestInStaticGrid } from './nearestK.ts';
 import { LIGHT } from './scenario.ts';
@@ -16,6 +17,11 @@ export interface ObservationConfig {
   edgePoints: number;
   /** Nothing farther than this is observed, metres. */
   radiusM: number;
+  /**
+   * Layout version: 1 (absent in older models' metadata) the blocks below; 2 adds the expert block
+   * (expertFeatures.ts: route ahead, lane offset, leader, stop line, history, parked flag) at the end.
+   */
+  version?: 1 | 2;
 }
 
 export const DEFAULT_OBSERVATION: ObservationConfig = {
@@ -23,7 +29,13 @@ export const DEFAULT_OBSERVATION: ObservationConfig = {
   lanePoints: 32,
   edgePoints: 16,
   radiusM: 40,
+  version: 2,
 };
+
+/** The layout version of a config (metadata written before versions existed is version 1). */
+export function observationVersion(cfg: ObservationConfig): 1 | 2 {
+  return cfg.version ?? 1;
+}
 
 /**
  * Layout of one observation (all positions and velocities in the agent's frame: x forward, y left,
@@ -34,6 +46,7 @@ export const DEFAULT_OBSERVATION: ObservationConfig = {
  * - lanePoints × LANE_FEATURES: valid, dx, dy, cos Δheading, sin Δheading, red_light (its lane's
  *   signal is red now).
  * - edgePoints × EDGE_FEATURES: valid, dx, dy.
+ * - version 2 only, EXPERT_FEATURES: see expertFeatures.ts.
  */
 export const OWN_FEATURES = 12;
 export const AGENT_FEATURES = 10;
@@ -41,12 +54,7 @@ export const LANE_FEATURES = 6;
 export const EDGE_FEATURES = 3;
 
 export function observationSize(cfg: ObservationConfig = DEFAULT_OBSERVATION): number {
-  return (
-    OWN_FEATURES +
-    cfg.agents * AGENT_FEATURES +
-    cfg.lanePoints * LANE_FEATURES +
-    cfg.edgePoints * EDGE_FEATURES
-  );
+  return observationOffsets(cfg).size;
 }
 
 /** Offsets of the blocks within one observation. */
@@ -54,7 +62,9 @@ export function observationOffsets(cfg: ObservationConfig = DEFAULT_OBSERVATION)
   const agents = OWN_FEATURES;
   const lanes = agents + cfg.agents * AGENT_FEATURES;
   const edges = lanes + cfg.lanePoints * LANE_FEATURES;
-  return { own: 0, agents, lanes, edges, size: edges + cfg.edgePoints * EDGE_FEATURES };
+  const expert = edges + cfg.edgePoints * EDGE_FEATURES;
+  const size = expert + (observationVersion(cfg) === 2 ? EXPERT_FEATURES : 0);
+  return { own: 0, agents, lanes, edges, expert, size };
 }
 
 export class Observer {
@@ -65,12 +75,17 @@ export class Observer {
   private readonly nearLanes: NearestK;
   private readonly nearEdges: NearestK;
   private readonly window = new GridWindow();
+  /** Version 2: the IDM probe behind the expert block. */
+  private readonly probe: ExpertProbe | null;
   // The agent grid's hash for the scenario being searched, made once (no closure per query).
   private group = 0;
   private readonly agentBucket = (cx: number, cy: number) => this.grid.bucket(cx, cy, this.group);
 
+  /** `cfg` is complete as given where it has a version; without one it is a version-1 layout. */
   constructor(cfg: Partial<ObservationConfig> = {}) {
-    this.cfg = { ...DEFAULT_OBSERVATION, ...cfg };
+    const version = Object.keys(cfg).length === 0 ? DEFAULT_OBSERVATION.version : (cfg.version ?? 1);
+    this.cfg = { ...DEFAULT_OBSERVATION, ...cfg, version };
+    this.probe = this.cfg.version === 2 ? new ExpertProbe() : null;
     this.size = observationSize(this.cfg);
     this.nearAgents = new NearestK(this.cfg.agents);
     this.nearLanes = new NearestK(this.cfg.lanePoints);
@@ -89,6 +104,7 @@ export class Observer {
     const r = this.cfg.radiusM;
     this.grid.build(env.n, env.x, env.y, env.live, env.scenarioOf, Math.max(10, r / 2));
     const off = observationOffsets(this.cfg);
+    this.probe?.sync(env);
     for (let q = 0; q < list.length; q++) {
       const g = list[q];
       if (!env.live[g]) continue;
@@ -183,6 +199,7 @@ export class Observer {
         obs[at] = 1;
         toLocal(m.edgePoints.x[p], m.edgePoints.y[p], at + 1);
       }
+      this.probe?.features(env, g, obs, o + off.expert);
     }
     return { agents: list, obs };
   }

@@ -107,6 +107,14 @@ export interface ControlScratch {
   rightClosing: number;
   leftSafe: boolean;
   rightSafe: boolean;
+  /** The nearest agent in my path: bumper gap (Infinity: none) and closing speed, m and m/s. */
+  leaderGap: number;
+  leaderClosing: number;
+  /** Gap to the stop line of a red (or stoppable yellow) light ahead (Infinity: none), metres. */
+  stopGap: number;
+  /** Signed offset from my lane's centreline (left positive) and heading error to it, m and rad. */
+  lateral: number;
+  headingError: number;
 }
 
 export class IdmPolicy implements Policy {
@@ -120,6 +128,8 @@ export class IdmPolicy implements Policy {
   desired = new Float64Array(0);
   /** Per-agent IDM parameters (the stochastic form samples them), or null: cfg.idm for every agent. */
   agentIdm: ((g: number, idm: IdmConfig) => void) | null = null;
+  /** 1 for a vehicle stationary through its history and off every lane: parked, it stays so. */
+  parked = new Uint8Array(0);
   private cooldown = new Float64Array(0);
   private cvx = new Float64Array(0);
   private cvy = new Float64Array(0);
@@ -156,6 +166,11 @@ export class IdmPolicy implements Policy {
     rightClosing: 0,
     leftSafe: true,
     rightSafe: true,
+    leaderGap: Infinity,
+    leaderClosing: 0,
+    stopGap: Infinity,
+    lateral: 0,
+    headingError: 0,
   };
   /** What the interaction steps (idmInteraction.ts) read and update. */
   private readonly ctx: InteractionContext;
@@ -173,6 +188,7 @@ export class IdmPolicy implements Policy {
     this.next = new Int32Array(n).fill(-1);
     this.desired = new Float64Array(n);
     this.cooldown = new Float64Array(n);
+    this.parked = new Uint8Array(n);
     this.cvx = Float64Array.from(env.vx);
     this.cvy = Float64Array.from(env.vy);
     const cfg = this.cfg;
@@ -199,7 +215,10 @@ export class IdmPolicy implements Policy {
       let v0 = Math.max(cfg.limitFactor * limit, env.speed[g]);
       if (type === TYPE_CODE.cyclist) v0 = Math.min(v0, Math.max(cfg.cyclistSpeedMps, env.speed[g]));
       const offLane = !onLane || Math.abs(this.hit.lateral) > m.laneWidth[this.hit.lane] / 2 + 0.5;
-      if (offLane && this.stationaryHistory(env, g)) v0 = 0;
+      if (offLane && this.stationaryHistory(env, g)) {
+        v0 = 0;
+        this.parked[g] = type === TYPE_CODE.vehicle ? 1 : 0;
+      }
       this.desired[g] = v0;
     }
   }
@@ -288,13 +307,45 @@ export class IdmPolicy implements Policy {
         continue;
       }
       if (env.dynamics[g] !== DYNAMICS.bicycle || !env.live[g]) continue;
-      this.control(env, g, o);
+      this.decide(env, g);
+      env.actions[o] = this.st.accel;
+      env.actions[o + 1] = this.st.curvature;
       this.cooldown[g] -= dt;
     }
   }
 
-  /** Acceleration and curvature of agent g, written to env.actions at offset o: the numbered steps in turn. */
-  private control(env: SimEnv, g: number, o: number): void {
+  /**
+   * What IDM would do for agent g now, without acting: the control scratch after the numbered steps
+   * (accel, curvature, leader, stop line, lane offset). Call `prepare` once per step first; it advances
+   * g's lane state as act() does (the expert features of learned agents and DAgger's expert use it).
+   */
+  decide(env: SimEnv, g: number): Readonly<ControlScratch> {
+    this.control(env, g);
+    return this.st;
+  }
+
+  /** Per-step set-up of decide(): the agent grid, and the lane-change cooldowns run down by `elapsedS`. */
+  prepare(env: SimEnv, elapsedS = env.dtS): void {
+    this.grid.build(env.n, env.x, env.y, env.live, env.scenarioOf, this.cfg.gridCellM);
+    for (let g = 0; g < env.n; g++) this.cooldown[g] -= elapsedS;
+  }
+
+  /**
+   * Point `ahead` metres along agent g's path (its lane, then its chosen successors) from where the
+   * last decide(env, g) found it; false when g has no lane.
+   */
+  routePoint(env: SimEnv, g: number, ahead: number, out: { x: number; y: number; heading: number }): boolean {
+    const li = this.lane[g];
+    if (li < 0) return false;
+    this.pathPoint(env, g, env.maps[env.scenarioOf[g]], li, this.st.s, ahead);
+    out.x = this.pt.x;
+    out.y = this.pt.y;
+    out.heading = this.pt.heading;
+    return true;
+  }
+
+  /** The acceleration and curvature of agent g (in the control scratch): the numbered steps in turn. */
+  private control(env: SimEnv, g: number): void {
     const st = this.st;
     st.x = env.x[g];
     st.y = env.y[g];
@@ -315,8 +366,6 @@ export class IdmPolicy implements Policy {
     st.accel = Math.min(st.accel, st.accelLeader);
     this.stopForLights(env, g, li);
     this.changeLaneWhenHeldBack(env, g, li);
-    env.actions[o] = st.accel;
-    env.actions[o + 1] = st.curvature;
   }
 
   /** 1. Where am I on my lane? Advance to the next lane past the end; re-acquire when lost. Returns the lane (−1: none). */
@@ -351,11 +400,15 @@ export class IdmPolicy implements Policy {
     const hit = this.hit;
     st.s = 0;
     st.curvature = 0;
+    st.lateral = 0;
+    st.headingError = 0;
     st.v0 = this.desired[g];
     if (li < 0) return;
     const m = env.maps[env.scenarioOf[g]];
     this.seg[g] = hit.segment;
     st.s = hit.s;
+    st.lateral = hit.lateral;
+    st.headingError = wrapAngle(st.yaw - hit.heading);
     const look = Math.min(
       cfg.lookaheadMaxM,
       Math.max(cfg.lookaheadMinM, cfg.lookaheadMinM + cfg.lookaheadGainS * st.v),
@@ -409,6 +462,9 @@ export class IdmPolicy implements Policy {
     st.rightClosing = 0;
     st.leftSafe = true;
     st.rightSafe = true;
+    st.leaderGap = Infinity;
+    st.leaderClosing = 0;
+    st.stopGap = Infinity;
     st.laneW = li >= 0 ? m.laneWidth[li] : 3.5;
     const range = st.range;
     const grid = this.grid;
@@ -453,6 +509,7 @@ export class IdmPolicy implements Policy {
         const stopDist = brakingDistance(v, cfg.idm.comfortDecelMps2);
         if (state === LIGHT.red || (state === LIGHT.yellow && gap > stopDist)) {
           if (gap > -Lg / 2) st.accel = Math.min(st.accel, idmStopAcceleration(this.idm, v, gap));
+          st.stopGap = gap;
           break;
         }
       }

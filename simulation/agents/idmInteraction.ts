@@ -52,6 +52,10 @@ export function interact(
   const lateralClear = Wg / 2 + hw + cfg.corridorMarginM;
   if (u > 0 && Math.abs(wPath) < lateralClear) {
     st.accelLeader = Math.min(st.accelLeader, idmAcceleration(idm, v, gap, v - vj));
+    if (gap < st.leaderGap) {
+      st.leaderGap = gap;
+      st.leaderClosing = v - vj;
+    }
     return;
   }
   // Neighbouring lanes, for lane changes: who is ahead there, and would a follower brake hard?

@@ -8,10 +8,11 @@ import { InputError } from '../../core/errors.ts';
 import { startTsWorker } from '../../core/workers.ts';
 import type { SimEnv } from '../env.ts';
 import { type ObservationConfig, Observer, observationSize } from '../observation.ts';
-import { ActionBins, type ActionBinsConfig } from '../rtr/actionBins.ts';
-import { drivenAgents, selectActions, writeActions } from '../rtr/policyStep.ts';
+import { ActionBins, type ActionBinsConfig } from '../training/actionBins.ts';
+import { drivenAgents, selectActions, writeActions } from '../training/policyStep.ts';
 import { agentKey, uniformAt } from './agentNoise.ts';
 import type { Policy } from './policy.ts';
+import { RuleAgents } from './ruleAgents.ts';
 
 /** The shipped model (`--agents learned`). */
 export const SHIPPED_AGENT_MODEL = fileURLToPath(new URL('../../models/agent.onnx', import.meta.url));
@@ -20,6 +21,11 @@ export const SHIPPED_AGENT_MODEL = fileURLToPath(new URL('../../models/agent.onn
 export interface LearnedModelSpec {
   observation: ObservationConfig;
   bins: ActionBinsConfig;
+  /**
+   * True: the network drives moving vehicles and cyclists only; parked vehicles and pedestrians follow
+   * the rules of ruleAgents.ts. Absent (older models): the network drives every agent.
+   */
+  ruleAgents?: boolean;
 }
 
 export interface LearnedOptions {
@@ -55,7 +61,12 @@ export function readLearnedModel(onnx: string): { bytes: Uint8Array; spec: Learn
       metaFile,
       "no settings.observation / settings.bins (not a drivekit agent model's metadata)",
     );
-  return { bytes: new Uint8Array(fs.readFileSync(onnx)), spec: { observation: s.observation, bins: s.bins } };
+  // Metadata written before observation versions existed describes the version-1 layout.
+  const observation = { ...s.observation, version: s.observation.version ?? 1 };
+  return {
+    bytes: new Uint8Array(fs.readFileSync(onnx)),
+    spec: { observation, bins: s.bins, ruleAgents: s.ruleAgents === true },
+  };
 }
 
 /**
@@ -153,6 +164,8 @@ export class LearnedPolicy implements Policy {
   private action = new Int32Array(0);
   private logp = new Float32Array(0);
   private keys = new Uint32Array(0);
+  /** Parked vehicles and pedestrians, where the model leaves them to rules. */
+  readonly rules: RuleAgents | null;
 
   constructor(
     readonly inference: SyncInference,
@@ -161,10 +174,12 @@ export class LearnedPolicy implements Policy {
   ) {
     this.bins = new ActionBins(spec.bins);
     this.observer = new Observer(spec.observation);
+    this.rules = spec.ruleAgents ? new RuleAgents(opts.seed ?? 0) : null;
   }
 
   reset(env: SimEnv): void {
     env.setDynamics('bicycle');
+    this.rules?.reset(env);
     this.keys = new Uint32Array(env.n);
     const seed = this.opts.seed ?? 0;
     for (let g = 0; g < env.n; g++) {
@@ -174,7 +189,8 @@ export class LearnedPolicy implements Policy {
   }
 
   act(env: SimEnv): void {
-    const agents = (this.agents = drivenAgents(env, this.agents));
+    this.rules?.act(env);
+    const agents = (this.agents = drivenAgents(env, this.agents, this.rules?.ruled));
     const n = agents.length;
     const size = this.observer.size;
     if (this.obs.length < n * size) this.obs = new Float32Array(n * size);

@@ -7,7 +7,7 @@ import { SimEnv } from '../../simulation/env.ts';
 import { buildStaticGrid, gridBucket, type StaticGrid } from '../../simulation/map/staticGrid.ts';
 import { GridWindow, NearestK, nearestInStaticGrid } from '../../simulation/nearestK.ts';
 import { LANE_FEATURES, observationOffsets, Observer } from '../../simulation/observation.ts';
-import { controlAllPresent } from '../../simulation/rtr/evaluate.ts';
+import { controlAllPresent } from '../../simulation/training/evaluate.ts';
 import { generateTown } from '../../simulation/town/town.ts';
 
 /** The plain search (the observation's definition): every window cell in scan order, a sorted k-list. */

@@ -1,12 +1,12 @@
 // The learned traffic-agent policy's training step as a learning-engine reference model (`policy`): the
-// default network and loss of simulation/rtr (RTR minibatch: imitation + PPO rows with an EMA-PG anchor), mirrored
+// default network and loss of simulation/training (RTR minibatch: imitation + PPO rows with an EMA-PG anchor), mirrored
 // in train_step.py.
 import * as nn from '../../core/nn/index.ts';
 import { DEFAULT_OBSERVATION, observationOffsets, observationSize } from '../../simulation/observation.ts';
-import { ActionBins, DEFAULT_ACTION_BINS } from '../../simulation/rtr/actionBins.ts';
-import { DEFAULT_EMA_PG } from '../../simulation/rtr/emaAnchor.ts';
-import { DEFAULT_PPO } from '../../simulation/rtr/ppo.ts';
-import { createPolicyNet, lossGraph } from '../../simulation/rtr/policyNet.ts';
+import { ActionBins, DEFAULT_ACTION_BINS } from '../../simulation/training/actionBins.ts';
+import { DEFAULT_EMA_PG } from '../../simulation/training/emaAnchor.ts';
+import { DEFAULT_PPO } from '../../simulation/training/ppo.ts';
+import { createPolicyNet, lossGraph } from '../../simulation/training/policyNet.ts';
 import type { ReferenceModel } from './nn.bench.ts';
 
 /**
@@ -22,14 +22,17 @@ export const POLICY_REFERENCE = {
   /** EMA-PG anchor on the RL rows: its top-k actions with random renormalised probabilities. */
   anchorTopK: DEFAULT_EMA_PG.topK,
   klCoef: DEFAULT_EMA_PG.klCoef,
-  /** Gradient clipping of simulation/rtr/agentModel.ts. */
+  /** Gradient clipping of simulation/training/agentModel.ts. */
   clipGradNorm: 1,
   seed: 2,
 };
 
+/** The observation layout the PyTorch mirror (train_step.py policy) reproduces: version 1, without the expert block. */
+const REFERENCE_OBSERVATION = { ...DEFAULT_OBSERVATION, version: 1 as const };
+
 /** Random observations: N(0, 1) features, each entity slot valid (flag 1) or empty (all zero). */
 function randomObs(rng: nn.Rng, rows: number): Float32Array {
-  const cfg = DEFAULT_OBSERVATION;
+  const cfg = REFERENCE_OBSERVATION;
   const off = observationOffsets(cfg);
   const size = observationSize(cfg);
   const x = new Float32Array(rows * size);
@@ -69,11 +72,11 @@ function randomAnchor(rng: nn.Rng, rows: number, rlRows: number, A: number): Flo
 export function policyReference(): ReferenceModel {
   const R = POLICY_REFERENCE;
   const bins = new ActionBins(DEFAULT_ACTION_BINS);
-  const net = createPolicyNet(bins.count, DEFAULT_OBSERVATION);
+  const net = createPolicyNet(bins.count, REFERENCE_OBSERVATION);
   const lg = lossGraph(net);
   const rng = new nn.Rng(R.seed);
   const n = R.rlRows + R.ilRows;
-  const size = observationSize(DEFAULT_OBSERVATION);
+  const size = observationSize(REFERENCE_OBSERVATION);
   const rl = (r: number) => (r < R.rlRows ? 1 : 0);
   return {
     graph: lg.graph,

@@ -120,7 +120,7 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: 'train-agents',
     summary:
-      'train the learned traffic agents (behaviour cloning, PPO, RTR) in closed loop; exports agent.onnx',
+      'train the learned traffic agents (behaviour cloning, DAgger, PPO, RTR) in closed loop; exports agent.onnx',
     load: () => import('./trainAgents.ts'),
   },
   {

@@ -4,10 +4,11 @@ import type { Command } from 'commander';
 import { printJson } from '../cliOptions.ts';
 import { InputError } from '../../core/errors.ts';
 import { createProgress } from '../../core/progress.ts';
-import { longtailFromSpec, scenariosFromSpec } from '../../simulation/rtr/scenarioSpec.ts';
+import { longtailFromSpec, scenariosFromSpec } from '../../simulation/training/scenarioSpec.ts';
 import { prepareScenarioSources } from '../../simulation/scenarioSources.ts';
-import { DEFAULT_TRAIN_AGENTS, trainAgents, type TrainMode } from '../../simulation/rtr/trainAgents.ts';
+import { DEFAULT_TRAIN_AGENTS, trainAgents, type TrainMode } from '../../simulation/training/trainAgents.ts';
 import { intOption, numberOption } from '../numberOption.ts';
+import { DEFAULT_OBSERVATION } from '../../simulation/observation.ts';
 
 export interface TrainAgentsCliOptions {
   mode: string;
@@ -23,11 +24,14 @@ export interface TrainAgentsCliOptions {
   maxLambda?: number;
   pg?: string;
   init?: string;
+  ruleAgents?: boolean;
+  stepsPerRound?: number;
+  observation?: string;
   seed: number;
   json?: boolean;
 }
 
-const MODES: readonly TrainMode[] = ['bc', 'ppo', 'rtr'];
+const MODES: readonly TrainMode[] = ['bc', 'dagger', 'ppo', 'rtr'];
 
 export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Record<string, unknown>> {
   if (!MODES.includes(opts.mode as TrainMode))
@@ -39,6 +43,11 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
     throw new InputError('--pg', 'ema is a PPO option: use --mode ppo or rtr');
   if (opts.longtail && mode === 'bc')
     throw new InputError('--longtail', 'long-tail scenarios have no demonstrations: use --mode ppo or rtr');
+  const obsVersion = opts.observation ?? '2';
+  if (obsVersion !== '1' && obsVersion !== '2')
+    throw new InputError('--observation', `must be 1 or 2, got '${obsVersion}'`);
+  if (opts.stepsPerRound !== undefined && mode !== 'dagger')
+    throw new InputError('--steps-per-round', 'is a DAgger option: use --mode dagger');
   // AV2 motion-forecasting Parquet is read ahead (asynchronously) for the spec's loader.
   await prepareScenarioSources(opts.scenarios);
   if (opts.evalScenarios) await prepareScenarioSources(opts.evalScenarios);
@@ -47,7 +56,7 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
   const evalScenarios = opts.evalScenarios ? scenariosFromSpec(opts.evalScenarios, '--eval-scenarios') : [];
   const longtail = opts.longtail ? longtailFromSpec(opts.longtail, opts.seed) : [];
   load.stop();
-  const steps = opts.steps ?? (mode === 'bc' ? DEFAULT_TRAIN_AGENTS.steps : 40);
+  const steps = opts.steps ?? (mode === 'bc' ? DEFAULT_TRAIN_AGENTS.steps : mode === 'dagger' ? 8 : 40);
   const bar = createProgress(`train-agents ${mode}`, steps, { silent: opts.json });
   const res = await trainAgents(
     {
@@ -55,6 +64,7 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
       longtail,
       evalScenarios,
       data: {
+        command: ['drivekit', ...process.argv.slice(2)].join(' '),
         scenarios: opts.scenarios,
         longtail: opts.longtail ?? '',
         evalScenarios: opts.evalScenarios ?? '',
@@ -75,6 +85,11 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
         ? { dual: { ...DEFAULT_TRAIN_AGENTS.dual, maxLambda: opts.maxLambda } }
         : {}),
       ...(opts.checkpointEvery !== undefined ? { checkpointEvery: opts.checkpointEvery } : {}),
+      ruleAgents: opts.ruleAgents === true,
+      model: { observation: { ...DEFAULT_OBSERVATION, version: obsVersion === '1' ? 1 : 2 } },
+      ...(opts.stepsPerRound !== undefined
+        ? { dagger: { ...DEFAULT_TRAIN_AGENTS.dagger, stepsPerRound: opts.stepsPerRound } }
+        : {}),
     },
   );
   bar.stop();
@@ -99,7 +114,7 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
           .join('\n')
       : '  (no --eval-scenarios)';
     process.stdout.write(
-      `${mode}: ${res.parameters} parameters, ${res.stepsDone} ${mode === 'bc' ? 'steps' : 'iterations'}` +
+      `${mode}: ${res.parameters} parameters, ${res.stepsDone} ${mode === 'bc' ? 'steps' : mode === 'dagger' ? 'rounds' : 'iterations'}` +
         (res.resumedFrom ? ` (resumed at ${res.resumedFrom})` : '') +
         `\nheld-out closed loop:\n${ho}\nwrote ${opts.out}/agent.onnx, agent.json, curves.svg\n`,
     );
@@ -111,9 +126,9 @@ export function register(program: Command): void {
   program
     .command('train-agents')
     .description(
-      'train the learned traffic agents: behaviour cloning, PPO, or RTR (imitation + λ·PPO under an infraction constraint) in closed loop; exports agent.onnx',
+      'train the learned traffic agents: behaviour cloning, DAgger (closed-loop imitation of a log-conditioned IDM expert), PPO, or RTR (imitation + λ·PPO under an infraction constraint) in closed loop; exports agent.onnx',
     )
-    .requiredOption('--mode <mode>', 'bc | ppo | rtr')
+    .requiredOption('--mode <mode>', 'bc | dagger | ppo | rtr')
     .requiredOption(
       '--scenarios <spec>',
       'logged training scenarios: town:A-B (synthetic town seeds) and/or scenario files or folders (drivekit, WOMD, GPUDrive/Nocturne JSON, ScenarioNet, AV2 motion), comma-separated',
@@ -129,7 +144,7 @@ export function register(program: Command): void {
     )
     .option(
       '--steps <n>',
-      'BC optimizer steps, or PPO/RTR iterations (default: 2000 / 40)',
+      'BC optimizer steps, DAgger rounds, or PPO/RTR iterations (default: 2000 / 8 / 40)',
       intOption('--steps', 1),
     )
     .option(
@@ -139,7 +154,7 @@ export function register(program: Command): void {
     )
     .option(
       '--per-iteration <n>',
-      `scenarios rolled out per PPO/RTR iteration (default: ${DEFAULT_TRAIN_AGENTS.scenariosPerIteration})`,
+      `scenarios rolled out per DAgger round or PPO/RTR iteration (default: ${DEFAULT_TRAIN_AGENTS.scenariosPerIteration})`,
       intOption('--per-iteration', 1),
     )
     .option(
@@ -164,6 +179,19 @@ export function register(program: Command): void {
     .option(
       '--init <checkpoint>',
       "start from another run's parameters (e.g. RTR from a BC run's checkpoint.safetensors)",
+    )
+    .option(
+      '--rule-agents',
+      'the network drives moving vehicles and cyclists; parked vehicles stay put and pedestrians walk by rule (avoiding others)',
+    )
+    .option(
+      '--observation <version>',
+      'observation layout: 2 (default; with the expert block: route ahead, lane offset, leader, stop line, history) or 1',
+    )
+    .option(
+      '--steps-per-round <n>',
+      `DAgger optimizer steps after each round's rollouts (default: ${DEFAULT_TRAIN_AGENTS.dagger.stepsPerRound})`,
+      intOption('--steps-per-round', 1),
     )
     .option('--seed <s>', 'random seed', intOption('--seed', 0), 1)
     .option('--json', 'print the summary as one JSON line')

@@ -60,7 +60,8 @@ export const TABLE_AGENTS: Record<string, string> = {
   IDM: 'idm',
   BC: 'models/agent-bc.onnx',
   PPO: 'models/agent-ppo.onnx',
-  RTR: 'models/agent.onnx',
+  RTR: 'models/agent-rtr.onnx',
+  'DAgger (shipped)': 'models/agent.onnx',
   'RTR (λ ≤ 10)': 'models/agent-rtr-lambda10.onnx',
   'EMA-PG': 'models/agent-emapg.onnx',
 };

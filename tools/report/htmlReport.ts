@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomicSync } from '../../core/atomic.ts';
 import { InputError } from '../../core/errors.ts';
-import { curvesSvg, type CurveSeries } from '../../simulation/rtr/curves.ts';
+import { curvesSvg, type CurveSeries } from '../../simulation/training/curves.ts';
 import { escapeHtml, renderMarkdown } from './markdown.ts';
 import { RUN_KINDS, runMarkdown, type RunKind } from './runMarkdown.ts';
 

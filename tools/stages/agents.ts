@@ -6,8 +6,8 @@ import { SchemaError } from '../../core/arrow/validate.ts';
 import { agentKey, uniformAt } from '../../simulation/agents/agentNoise.ts';
 import { readLearnedModel, SHIPPED_AGENT_MODEL } from '../../simulation/agents/learned.ts';
 import { observationSize } from '../../simulation/observation.ts';
-import { ActionBins } from '../../simulation/rtr/actionBins.ts';
-import { selectActions } from '../../simulation/rtr/policyStep.ts';
+import { ActionBins } from '../../simulation/training/actionBins.ts';
+import { selectActions } from '../../simulation/training/policyStep.ts';
 import { intOption, numberOption } from './streamOptions.ts';
 import { transformStage } from './transformStage.ts';
 

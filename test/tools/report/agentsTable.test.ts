@@ -2,7 +2,7 @@
 // infractions) and out-scores a broken stand-still agent on the WOSAC meta-metric; the long-tail set is
 // built from the held-out seed and its markdown leaves ADE/FDE out.
 import { describe, expect, it } from 'vitest';
-import { controlAllPresent } from '../../../simulation/rtr/evaluate.ts';
+import { controlAllPresent } from '../../../simulation/training/evaluate.ts';
 import { agentRow, longtailSet, markdownAgentsTable } from '../../../tools/report/agentsTable.ts';
 import { straightRoadScenario } from '../../simulation/fixtures.ts';
 

@@ -15,7 +15,7 @@ import { batchMessage, eosMessage, parseMessage } from '../../../core/stream/mes
 import { learnedAgent, readLearnedModel, SHIPPED_AGENT_MODEL } from '../../../simulation/agents/learned.ts';
 import { ACTION_STRIDE, SimEnv } from '../../../simulation/env.ts';
 import { Observer } from '../../../simulation/observation.ts';
-import { drivenAgents } from '../../../simulation/rtr/policyStep.ts';
+import { drivenAgents } from '../../../simulation/training/policyStep.ts';
 import { straightRoadScenario } from '../../simulation/fixtures.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'dk-stage-agents-'));

@@ -1,4 +1,4 @@
-// `train-agents` as a library: BC, PPO or RTR training of the shared traffic-agent policy with progress,
+// `train-agents` as a library: BC, DAgger, PPO or RTR training of the shared traffic-agent policy with progress,
 // checkpoints a killed run resumes from, training curves, and the ONNX export with its metadata.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -9,26 +9,28 @@ import { type LearnedModelSpec, LearnedPolicy, SyncInference } from '../agents/l
 import { AGENTS } from '../agents/registry.ts';
 import type { Scenario } from '../scenario.ts';
 import { AgentModel, type AgentModelConfig } from './agentModel.ts';
-import { bcStep, demoScores, emptyBatch } from './bc.ts';
+import { bcStep, demoScores, emptyBatch, fillDemoRows } from './bc.ts';
 import { curvesSvg } from './curves.ts';
+import { AggregateSet, DEFAULT_DAGGER, type DaggerConfig, daggerBeta, daggerRollout } from './dagger.ts';
 import { buildDemoSet, type DemoSet } from './demoData.ts';
 import { DEFAULT_DUAL_ASCENT, type DualAscentConfig } from './dualAscent.ts';
 import { DEFAULT_EMA_PG, EmaAnchor, type EmaPgConfig } from './emaAnchor.ts';
 import { closedLoopScores, type MeanScores } from './evaluate.ts';
 import { DEFAULT_PPO, type PpoConfig } from './ppo.ts';
+import { withLogRoutes } from './logExpert.ts';
 import { rlIteration } from './rtr.ts';
 
-export type TrainMode = 'bc' | 'ppo' | 'rtr';
+export type TrainMode = 'bc' | 'dagger' | 'ppo' | 'rtr';
 
 export interface TrainAgentsConfig {
   mode: TrainMode;
-  /** BC: optimizer steps; PPO / RTR: closed-loop iterations. */
+  /** BC: optimizer steps; DAgger: rounds; PPO / RTR: closed-loop iterations. */
   steps: number;
-  /** BC minibatch rows. */
+  /** BC / DAgger minibatch rows. */
   batch: number;
-  /** Scenarios rolled out per PPO / RTR iteration. */
+  /** Scenarios rolled out per DAgger round or PPO / RTR iteration. */
   scenariosPerIteration: number;
-  /** Checkpoint every this many steps (BC) or iterations (PPO / RTR). */
+  /** Checkpoint every this many steps (BC), rounds (DAgger) or iterations (PPO / RTR). */
   checkpointEvery: number;
   /** Curve point every this many BC steps. */
   logEvery: number;
@@ -40,6 +42,12 @@ export interface TrainAgentsConfig {
   pg: 'ppo' | 'ema';
   emaPg: EmaPgConfig;
   dual: DualAscentConfig;
+  dagger: DaggerConfig;
+  /**
+   * The network drives moving vehicles and cyclists only; parked vehicles and pedestrians follow
+   * simulation/agents/ruleAgents.ts, in training (DAgger) and in the exported model's use.
+   */
+  ruleAgents: boolean;
   model: Partial<AgentModelConfig>;
 }
 
@@ -56,6 +64,8 @@ export const DEFAULT_TRAIN_AGENTS: TrainAgentsConfig = {
   pg: 'ppo',
   emaPg: DEFAULT_EMA_PG,
   dual: DEFAULT_DUAL_ASCENT,
+  dagger: DEFAULT_DAGGER,
+  ruleAgents: false,
   model: {},
 };
 
@@ -81,6 +91,9 @@ export const TRAIN_FILES = {
   curves: 'curves.svg',
   curveJson: 'curve.json',
 } as const;
+
+/** DAgger's aggregated set in the run folder (what a resumed DAgger run continues with). */
+export const DAGGER_SET_FILE = 'dagger-set.bin';
 
 type CurvePoint = Record<string, number>;
 
@@ -123,7 +136,7 @@ export async function trainAgents(
     const resumedFrom = start;
     const needDemos = cfg.mode !== 'ppo';
     const demos: DemoSet | undefined = needDemos
-      ? buildDemoSet(input.scenarios, model.bins, model.cfg.observation)
+      ? buildDemoSet(input.scenarios, model.bins, model.cfg.observation, { skipRuleAgents: cfg.ruleAgents })
       : undefined;
     const save = (done: number) =>
       model.saveCheckpoint(ckpt, model.trainer.stepCount, rng, { mode: cfg.mode, done, lambda, curve });
@@ -142,6 +155,8 @@ export async function trainAgents(
         }
         if ((s + 1) % cfg.checkpointEvery === 0 || s + 1 === cfg.steps) await save(s + 1);
       }
+    } else if (cfg.mode === 'dagger') {
+      await daggerRounds(model, input, cfg, demos!, rng, start, curve, save);
     } else {
       const pool = [...input.scenarios, ...(input.longtail ?? [])];
       const anchor = cfg.pg === 'ema' ? new EmaAnchor(model, cfg.emaPg) : undefined;
@@ -187,9 +202,11 @@ export async function trainAgents(
       batch: cfg.batch,
       scenariosPerIteration: cfg.scenariosPerIteration,
       ppo: cfg.ppo,
-      pg: cfg.mode === 'bc' ? undefined : cfg.pg,
-      emaPg: cfg.mode !== 'bc' && cfg.pg === 'ema' ? cfg.emaPg : undefined,
+      pg: cfg.mode === 'ppo' || cfg.mode === 'rtr' ? cfg.pg : undefined,
+      emaPg: (cfg.mode === 'ppo' || cfg.mode === 'rtr') && cfg.pg === 'ema' ? cfg.emaPg : undefined,
       dual: cfg.dual,
+      dagger: cfg.mode === 'dagger' ? cfg.dagger : undefined,
+      ruleAgents: cfg.ruleAgents,
       lr: model.cfg.lr,
       seed: cfg.seed,
     };
@@ -231,7 +248,7 @@ export async function trainAgents(
       curve,
     };
     writeFileAtomicSync(path.join(input.out, TRAIN_FILES.meta), JSON.stringify(meta, null, 1) + '\n');
-    const x = cfg.mode === 'bc' ? 'step' : 'iteration';
+    const x = cfg.mode === 'bc' ? 'step' : cfg.mode === 'dagger' ? 'round' : 'iteration';
     const keys = Object.keys(curve[0] ?? {}).filter((k) => k !== x);
     writeFileAtomicSync(
       path.join(input.out, TRAIN_FILES.curves),
@@ -253,5 +270,65 @@ export async function trainAgents(
     };
   } finally {
     await model.dispose();
+  }
+}
+
+/**
+ * DAgger rounds `start` … steps − 1: roll out the learner (expert share β falling to 0) on a few logged
+ * scenarios with their log routes, add the expert-labelled states to the aggregated set (kept in the run
+ * folder, so a resumed run continues with it), then train on minibatches mixing it with the log demos.
+ */
+async function daggerRounds(
+  model: AgentModel,
+  input: TrainAgentsInput,
+  cfg: TrainAgentsConfig,
+  demos: DemoSet,
+  rng: Rng,
+  start: number,
+  curve: CurvePoint[],
+  save: (done: number) => Promise<void>,
+): Promise<void> {
+  const dc = cfg.dagger;
+  const setFile = path.join(input.out, DAGGER_SET_FILE);
+  const set =
+    start > 0 && fs.existsSync(setFile)
+      ? AggregateSet.fromBytes(fs.readFileSync(setFile), model.obsSize, dc.maxSamples, setFile)
+      : new AggregateSet(model.obsSize, dc.maxSamples);
+  const logged = input.scenarios.map((s) => withLogRoutes(s));
+  const b = emptyBatch(cfg.batch, model.obsSize);
+  const fromLog = Math.round(cfg.batch * dc.logDemoShare);
+  for (let r = start; r < cfg.steps; r++) {
+    const beta = daggerBeta(r, dc);
+    const picks = Array.from(
+      { length: Math.min(cfg.scenariosPerIteration, logged.length) },
+      () => logged[rng.int(logged.length)],
+    );
+    const roll = await daggerRollout(model, picks, rng, beta, cfg.ruleAgents, dc.sampleStride);
+    set.add(roll.obs, roll.action, roll.count, rng);
+    let ce = 0;
+    for (let k = 0; k < dc.stepsPerRound; k++) {
+      fillDemoRows(b, demos, rng, 0, fromLog);
+      fillDemoRows(b, set, rng, fromLog, cfg.batch);
+      b.coef = [1, 0];
+      ce += (await model.step(b)).ce;
+    }
+    curve.push({
+      round: r + 1,
+      beta,
+      offroad: roll.offroadRate,
+      collision: roll.collisionRate,
+      agreement: roll.agreement,
+      samples: set.count,
+      ce: ce / Math.max(dc.stepsPerRound, 1),
+    });
+    input.onProgress?.(
+      r + 1,
+      cfg.steps,
+      `β ${beta.toFixed(2)} off-road ${(100 * roll.offroadRate).toFixed(1)}% collision ${(100 * roll.collisionRate).toFixed(1)}% agree ${(100 * roll.agreement).toFixed(0)}% set ${set.count}`,
+    );
+    if ((r + 1) % cfg.checkpointEvery === 0 || r + 1 === cfg.steps) {
+      writeFileAtomicSync(setFile, set.toBytes());
+      await save(r + 1);
+    }
   }
 }

@@ -3,13 +3,14 @@
 import { ACTION_STRIDE, type SimEnv } from '../env.ts';
 import type { ActionBins } from './actionBins.ts';
 
-/** The agents the policy acts for now: controlled, valid, their scenario running. */
-export function drivenAgents(env: SimEnv, out?: Int32Array): Int32Array {
+/** The agents the policy acts for now: controlled, valid, their scenario running, not left to rules (`ruled`). */
+export function drivenAgents(env: SimEnv, out?: Int32Array, ruled?: Uint8Array): Int32Array {
+  const mine = (g: number) => env.controlled[g] === 1 && env.live[g] === 1 && !(ruled && ruled[g]);
   let n = 0;
-  for (let g = 0; g < env.n; g++) if (env.controlled[g] && env.live[g]) n++;
+  for (let g = 0; g < env.n; g++) if (mine(g)) n++;
   const list = out && out.length === n ? out : new Int32Array(n);
   let k = 0;
-  for (let g = 0; g < env.n; g++) if (env.controlled[g] && env.live[g]) list[k++] = g;
+  for (let g = 0; g < env.n; g++) if (mine(g)) list[k++] = g;
   return list;
 }
 

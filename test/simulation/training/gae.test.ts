@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { dualAscent } from '../../../simulation/rtr/dualAscent.ts';
-import { gae } from '../../../simulation/rtr/gae.ts';
+import { dualAscent } from '../../../simulation/training/dualAscent.ts';
+import { gae } from '../../../simulation/training/gae.ts';
 
 describe('GAE on a hand-made trajectory', () => {
   it('matches the advantages computed by hand (γ = 0.9, λ = 0.5), with a gap ending the episode', () => {

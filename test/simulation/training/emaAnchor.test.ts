@@ -3,11 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../../../core/rng.ts';
-import { AgentModel } from '../../../simulation/rtr/agentModel.ts';
-import { emptyBatch } from '../../../simulation/rtr/bc.ts';
-import { type AnchorTopK, EmaAnchor, selectTopK } from '../../../simulation/rtr/emaAnchor.ts';
-import { controlAllPresent } from '../../../simulation/rtr/evaluate.ts';
-import { TRAIN_FILES, trainAgents } from '../../../simulation/rtr/trainAgents.ts';
+import { AgentModel } from '../../../simulation/training/agentModel.ts';
+import { emptyBatch } from '../../../simulation/training/bc.ts';
+import { type AnchorTopK, EmaAnchor, selectTopK } from '../../../simulation/training/emaAnchor.ts';
+import { controlAllPresent } from '../../../simulation/training/evaluate.ts';
+import { TRAIN_FILES, trainAgents } from '../../../simulation/training/trainAgents.ts';
 import { straightRoadScenario } from '../fixtures.ts';
 
 const tinyModel = { net: { entityWidth: 8, hidden: [32] }, threads: 1, lr: 3e-3 };

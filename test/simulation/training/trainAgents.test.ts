@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { controlAllPresent } from '../../../simulation/rtr/evaluate.ts';
-import { TRAIN_FILES, trainAgents } from '../../../simulation/rtr/trainAgents.ts';
+import { controlAllPresent } from '../../../simulation/training/evaluate.ts';
+import { TRAIN_FILES, trainAgents } from '../../../simulation/training/trainAgents.ts';
 import type { Scenario } from '../../../simulation/scenario.ts';
 import { straightRoadScenario } from '../fixtures.ts';
 

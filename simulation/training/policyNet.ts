@@ -8,8 +8,10 @@ import {
   LANE_FEATURES,
   type ObservationConfig,
   observationOffsets,
+  observationVersion,
   OWN_FEATURES,
 } from '../observation.ts';
+import { EXPERT_FEATURES, expertFeatureScale } from '../expertFeatures.ts';
 
 export interface PolicyNetConfig {
   /** Width of each entity encoder (a 2-layer MLP shared by the entities of one type). */
@@ -34,6 +36,7 @@ export function featureScale(obs: ObservationConfig = DEFAULT_OBSERVATION): Floa
   for (let i = 0; i < obs.agents; i++) out.push(...AGENT_SCALE);
   for (let i = 0; i < obs.lanePoints; i++) out.push(...LANE_SCALE);
   for (let i = 0; i < obs.edgePoints; i++) out.push(...EDGE_SCALE);
+  if (observationVersion(obs) === 2) out.push(...expertFeatureScale());
   return Float32Array.from(out);
 }
 
@@ -58,7 +61,10 @@ export function createPolicyNet(
   const agent = nn.mlp(ps, 'agent', [AGENT_FEATURES, W, W], { activateLast: true });
   const lane = nn.mlp(ps, 'lane', [LANE_FEATURES, W, W], { activateLast: true });
   const edge = nn.mlp(ps, 'edge', [EDGE_FEATURES, W, W], { activateLast: true });
-  const trunk = nn.mlp(ps, 'trunk', [4 * W, ...cfg.hidden], { activateLast: true });
+  // Version 2: the expert block (route ahead, lane offset, leader, stop line, history) has its own encoder.
+  const v2 = observationVersion(obs) === 2;
+  const expert = v2 ? nn.mlp(ps, 'expert', [EXPERT_FEATURES, 2 * W, 2 * W], { activateLast: true }) : null;
+  const trunk = nn.mlp(ps, 'trunk', [(v2 ? 6 : 4) * W, ...cfg.hidden], { activateLast: true });
   const last = cfg.hidden[cfg.hidden.length - 1];
   const policyHead = nn.linear(ps, 'policy', last, actions);
   const valueHead = nn.linear(ps, 'value', last, 1);
@@ -85,6 +91,7 @@ export function createPolicyNet(
           pooled(x, off.agents, obs.agents, AGENT_FEATURES, agent),
           pooled(x, off.lanes, obs.lanePoints, LANE_FEATURES, lane),
           pooled(x, off.edges, obs.edgePoints, EDGE_FEATURES, edge),
+          ...(expert ? [expert(nn.slice(x, [off.expert], [off.expert + EXPERT_FEATURES], [1]))] : []),
         ],
         1,
       );

@@ -1,5 +1,6 @@
 // The imitation data set: observations of logged agents at their logged states, each labelled with the
 // action bin recovered by inverse dynamics; infeasible expert steps are left out (RTR's IL term).
+import { RuleAgents } from '../agents/ruleAgents.ts';
 import { SimEnv } from '../env.ts';
 import { type ObservationConfig, Observer } from '../observation.ts';
 import type { Scenario } from '../scenario.ts';
@@ -21,9 +22,11 @@ export interface DemoOptions {
   stepStride: number;
   /** Scenarios per environment batch while collecting. */
   batchScenarios: number;
+  /** Leave out the agents that rules drive beside the network (parked vehicles, pedestrians). */
+  skipRuleAgents: boolean;
 }
 
-export const DEFAULT_DEMO: DemoOptions = { stepStride: 3, batchScenarios: 8 };
+export const DEFAULT_DEMO: DemoOptions = { stepStride: 3, batchScenarios: 8, skipRuleAgents: false };
 
 /**
  * Observations and expert actions of every agent with a feasible expert action, at every stride-th
@@ -55,6 +58,8 @@ export function buildDemoSet(
       }
     }
     const env = new SimEnv(batch, { collisions: false, offroad: false });
+    const rules = new RuleAgents();
+    if (o.skipRuleAgents) rules.classify(env);
     const list: number[] = [];
     const labels: number[] = [];
     for (;;) {
@@ -62,7 +67,7 @@ export function buildDemoSet(
         list.length = 0;
         labels.length = 0;
         for (let g = 0; g < env.n; g++) {
-          if (!env.live[g]) continue;
+          if (!env.live[g] || (o.skipRuleAgents && rules.ruled[g])) continue;
           const si = env.scenarioOf[g];
           const s = batch[si];
           const t = env.currentStepOf(si);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bicycleStep } from '../../../simulation/dynamics/bicycle.ts';
-import { ActionBins, DEFAULT_ACTION_BINS } from '../../../simulation/rtr/actionBins.ts';
-import { infeasibleShare, inverseDemonstrations } from '../../../simulation/rtr/demonstrations.ts';
+import { ActionBins, DEFAULT_ACTION_BINS } from '../../../simulation/training/actionBins.ts';
+import { infeasibleShare, inverseDemonstrations } from '../../../simulation/training/demonstrations.ts';
 import type { AgentTracks } from '../../../simulation/scenario.ts';
 import { allocateAgentTracks } from '../../../simulation/scenario.ts';
 

@@ -1,8 +1,8 @@
-// Action selection of the learned policy (simulation/rtr/policyStep.ts) against the plain definition:
+// Action selection of the learned policy (simulation/training/policyStep.ts) against the plain definition:
 // argmax, or the first bin where the running softmax(logits / T) mass reaches u·Z; log-probability untempered.
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../../../core/rng.ts';
-import { selectActions } from '../../../simulation/rtr/policyStep.ts';
+import { selectActions } from '../../../simulation/training/policyStep.ts';
 
 /** The definition, one exponential at a time. */
 function reference(logits: Float32Array, A: number, u: number, t: number, sample: boolean) {

@@ -1,0 +1,161 @@
+// The rule-based classes beside a learned driver: parked vehicles stay exactly where they are, and
+// pedestrians walk on at their speed and heading but sidestep, slow or stop for anyone they would meet.
+import { ACTION_STRIDE, DYNAMICS, type SimEnv, TYPE_CODE } from '../env.ts';
+import { nearestLane } from '../map/mapIndex.ts';
+import { agentKey, normalAt } from './agentNoise.ts';
+
+export interface RuleAgentsConfig {
+  /** A vehicle that never moved faster than this over its history and is off every lane is parked, m/s. */
+  parkedSpeedMps: number;
+  /** Farther than this from any lane counts as off lane, metres (IDM's re-acquisition range). */
+  laneLostM: number;
+  /** Walkers look this far ahead for someone they would meet, seconds, checked every stepS. */
+  horizonS: number;
+  stepS: number;
+  /** Clearance kept around the two boxes' radii, metres. */
+  marginM: number;
+  /** Sidestep angles tried (in turn, left and right), rad, before slowing to half speed and stopping. */
+  sidestepRad: readonly number[];
+  /** Per-rollout spread of a walker's speed (log-normal σ), so that rollouts differ. */
+  speedLogStd: number;
+}
+
+export const DEFAULT_RULE_AGENTS: RuleAgentsConfig = {
+  parkedSpeedMps: 0.3,
+  laneLostM: 4,
+  horizonS: 2,
+  stepS: 0.5,
+  marginM: 0.3,
+  sidestepRad: [0.35, 0.7],
+  speedLogStd: 0.05,
+};
+
+/**
+ * Parked vehicles and walkers of an environment. reset() picks them (and gives them delta dynamics);
+ * act() writes their displacements; `ruled[g]` tells the learned driver which agents are not its own.
+ */
+export class RuleAgents {
+  readonly cfg: RuleAgentsConfig;
+  ruled = new Uint8Array(0);
+  parked = new Uint8Array(0);
+  private vx = new Float64Array(0);
+  private vy = new Float64Array(0);
+  private readonly hit = { lane: -1, s: 0, lateral: 0, heading: 0, segment: 0 };
+
+  constructor(
+    readonly seed = 0,
+    cfg: Partial<RuleAgentsConfig> = {},
+  ) {
+    this.cfg = { ...DEFAULT_RULE_AGENTS, ...cfg };
+  }
+
+  /** Pick the parked vehicles and walkers and give them delta dynamics. */
+  reset(env: SimEnv): void {
+    this.classify(env);
+    for (let g = 0; g < env.n; g++) if (this.ruled[g]) env.dynamics[g] = DYNAMICS.delta;
+  }
+
+  /** Pick the parked vehicles and walkers (`ruled`, `parked`) without touching the environment. */
+  classify(env: SimEnv): void {
+    const n = env.n;
+    this.ruled = new Uint8Array(n);
+    this.parked = new Uint8Array(n);
+    this.vx = new Float64Array(n);
+    this.vy = new Float64Array(n);
+    for (let g = 0; g < n; g++) {
+      if (!env.controlled[g]) continue;
+      const type = env.typeCode[g];
+      if (type === TYPE_CODE.pedestrian || type === TYPE_CODE.other) {
+        const si = env.scenarioOf[g];
+        const key = agentKey(this.seed, env.scenarios[si].id, env.rollout[si], env.rowOf[g]);
+        const f = Math.exp(this.cfg.speedLogStd * normalAt(key, -1, 7));
+        this.vx[g] = env.vx[g] * f;
+        this.vy[g] = env.vy[g] * f;
+        this.ruled[g] = 1;
+      } else if (type === TYPE_CODE.vehicle && this.isParked(env, g)) {
+        this.parked[g] = 1;
+        this.ruled[g] = 1;
+      }
+    }
+  }
+
+  /** Stationary through its history and off every lane (IDM's rule for parked cars). */
+  private isParked(env: SimEnv, g: number): boolean {
+    const si = env.scenarioOf[g];
+    const s = env.scenarios[si];
+    const a = s.agents;
+    const base = env.rowOf[g] * s.numSteps;
+    for (let t = 0; t <= s.currentStep; t++) {
+      const k = base + t;
+      if (a.valid[k] && Math.hypot(a.vx[k], a.vy[k]) > this.cfg.parkedSpeedMps) return false;
+    }
+    const m = env.maps[si];
+    const hit = this.hit;
+    if (!nearestLane(m, env.x[g], env.y[g], env.yaw[g], hit, this.cfg.laneLostM)) return true;
+    return Math.abs(hit.lateral) > m.laneWidth[hit.lane] / 2 + 0.5;
+  }
+
+  act(env: SimEnv): void {
+    const dt = env.dtS;
+    for (let g = 0; g < env.n; g++) {
+      if (!this.ruled[g] || !env.live[g]) continue;
+      const o = g * ACTION_STRIDE;
+      env.actions[o] = 0;
+      env.actions[o + 1] = 0;
+      env.actions[o + 2] = 0;
+      if (this.parked[g]) continue;
+      const [wx, wy] = this.walk(env, g);
+      env.actions[o] = wx * dt;
+      env.actions[o + 1] = wy * dt;
+      // A walker faces where it goes.
+      if (wx * wx + wy * wy > 0.01) env.actions[o + 2] = wrap(Math.atan2(wy, wx) - env.yaw[g]);
+    }
+  }
+
+  /** The velocity walker g takes now: its own, else the first sidestep, half speed or stop that meets nobody. */
+  private walk(env: SimEnv, g: number): [number, number] {
+    const vx = this.vx[g];
+    const vy = this.vy[g];
+    if (vx * vx + vy * vy < 1e-4 || this.clear(env, g, vx, vy)) return [vx, vy];
+    for (const a of this.cfg.sidestepRad) {
+      for (const side of [-1, 1]) {
+        const c = Math.cos(side * a);
+        const s = Math.sin(side * a);
+        const tx = c * vx - s * vy;
+        const ty = s * vx + c * vy;
+        if (this.clear(env, g, tx, ty)) return [tx, ty];
+      }
+    }
+    if (this.clear(env, g, vx / 2, vy / 2)) return [vx / 2, vy / 2];
+    return [0, 0];
+  }
+
+  /** True when walking at (vx, vy) meets nobody (others at their current velocity) within the horizon. */
+  private clear(env: SimEnv, g: number, vx: number, vy: number): boolean {
+    const cfg = this.cfg;
+    const si = env.scenarioOf[g];
+    const rg = 0.5 * Math.hypot(env.length[g], env.width[g]);
+    const reach = cfg.horizonS * (Math.hypot(vx, vy) + 15) + 10;
+    for (let j = env.offsets[si]; j < env.offsets[si + 1]; j++) {
+      if (j === g || !env.live[j]) continue;
+      const dx0 = env.x[j] - env.x[g];
+      const dy0 = env.y[j] - env.y[g];
+      if (Math.abs(dx0) > reach || Math.abs(dy0) > reach) continue;
+      const r = rg + 0.5 * Math.hypot(env.length[j], env.width[j]) + cfg.marginM;
+      // Already overlapping and moving apart is fine; approaching within r is not.
+      const rvx = env.vx[j] - vx;
+      const rvy = env.vy[j] - vy;
+      if (dx0 * rvx + dy0 * rvy >= 0 && dx0 * dx0 + dy0 * dy0 >= r * r) continue;
+      for (let tau = cfg.stepS; tau <= cfg.horizonS + 1e-9; tau += cfg.stepS) {
+        const dx = dx0 + rvx * tau;
+        const dy = dy0 + rvy * tau;
+        if (dx * dx + dy * dy < r * r) return false;
+      }
+    }
+    return true;
+  }
+}
+
+function wrap(a: number): number {
+  return Math.atan2(Math.sin(a), Math.cos(a));
+}
