@@ -123,7 +123,7 @@ export const simulate: DemoStep = {
       `Long-tail scenarios (${count} per kind, seed 1; every one solvable by the full-knowledge oracle — replay drives the oracle's plan):\n\n\`\`\`\n${formatLongtailTable(reports)}\n\`\`\``,
     );
     bar.tick();
-    // 6. The learned agents (BC, PPO, RTR, EMA-PG) beside the built-in ones, reduced (N = 4, one town,
+    // 6. The learned agents (the shipped DAgger agent, BC, PPO, RTR, EMA-PG) beside the built-in ones, reduced (N = 4, one town,
     // one long-tail scenario per kind); the full table (N = 32, three towns) is npm run agents-table.
     const learned = agentsTable({
       rollouts: ctx.quick ? 2 : 4,
@@ -132,8 +132,9 @@ export const simulate: DemoStep = {
       longtailCount: ctx.quick ? 0 : 1,
     });
     for (const s of learned) {
-      const rtr = s.rows.find((r) => r.agent === 'RTR');
-      if (rtr) ctx.figures[`agents rtr collision ${s.name.split(' ')[0]}`] = +rtr.collision_rate.toFixed(3);
+      const shipped = s.rows.find((r) => r.agent === 'DAgger (shipped)');
+      if (shipped)
+        ctx.figures[`agents shipped collision ${s.name.split(' ')[0]}`] = +shipped.collision_rate.toFixed(3);
     }
     sections.push(
       `Learned traffic agents (docs/agents.md; reduced: N = ${ctx.quick ? 2 : 4} seeded rollouts, rates over 2; the full table is npm run agents-table):\n\n${learned.map((s) => `${s.name}: ${s.scenarios} scenario(s)\n\n${markdownAgentsTable(s)}`).join('\n\n')}`,
