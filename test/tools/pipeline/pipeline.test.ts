@@ -186,10 +186,13 @@ describe('drivekit pipeline', () => {
     ];
     const run = startPipeline(args);
     const killed: string[] = [];
-    // The progress line at each quarter of the frames recorded: kill one process at each of the first three.
+    // Kill one process at each of the first three quarters of the frames recorded: progress lines
+    // (`pipeline: 3/12 (25%), …`) come at most once a second, so the first line at or past the quarter.
     const plan = ['discover/replay', 'discover/discover', 'discover/record-boxes'];
     run.onLine((line) => {
-      if (!/^pipeline: (25|50|75)%/.test(line) || killed.length >= plan.length) return;
+      const m = /^pipeline: (\d+)\/(\d+) \(/.exec(line);
+      if (!m || killed.length >= plan.length) return;
+      if (Number(m[1]) * 4 < Number(m[2]) * (killed.length + 1)) return;
       const id = plan[killed.length];
       const pid = lastPid(run.lines, id);
       try {
