@@ -4,6 +4,7 @@ import { Publisher, Pull, Push, Subscriber, XPublisher, type Socket } from 'zero
 import type { CurveConfig } from './curve.ts';
 import { generateKeyPair } from './curve.ts';
 import { checkBindPolicy, type Endpoint } from './endpoint.ts';
+import { type PeerWatch, watchPeers } from './peerWatch.ts';
 import { BOS_TOPIC, EOS_TOPIC } from './message.ts';
 
 /**
@@ -103,6 +104,8 @@ export interface OpenedInput {
 export interface OpenedOutput {
   socket: OutputSocket;
   address: string;
+  /** PUSH only: its connected peers (see peerWatch.ts). */
+  peers?: PeerWatch;
 }
 
 /**
@@ -136,8 +139,11 @@ export async function openInput(
  */
 export async function openOutput(endpoint: Endpoint, cfg: SocketConfig): Promise<OpenedOutput> {
   let socket: OutputSocket;
+  let peers: PeerWatch | undefined;
   if (endpoint.kind === 'push') {
-    socket = new Push({ sendHighWaterMark: cfg.sendHighWaterMark });
+    const push = new Push({ sendHighWaterMark: cfg.sendHighWaterMark });
+    peers = watchPeers(push);
+    socket = push;
   } else if (endpoint.kind === 'pub') {
     const xpub = new XPublisher({ sendHighWaterMark: cfg.sendHighWaterMark });
     xpub.verbosity = 'allSubs';
@@ -146,7 +152,7 @@ export async function openOutput(endpoint: Endpoint, cfg: SocketConfig): Promise
     throw new Error(`${endpoint.url}: a ${endpoint.kind} socket cannot send`);
   }
   applyCommon(socket, endpoint, cfg);
-  return { socket, address: await attach(socket, endpoint, cfg) };
+  return { socket, address: await attach(socket, endpoint, cfg), peers };
 }
 
 /**

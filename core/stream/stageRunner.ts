@@ -7,6 +7,7 @@ import type { RecordKind } from '../arrow/schemas.ts';
 import { SchemaError } from '../arrow/validate.ts';
 import { newCounters, SkipLog, type StageCounters } from './counters.ts';
 import type { Endpoint } from './endpoint.ts';
+import type { PeerWatch } from './peerWatch.ts';
 import {
   batchMessage,
   type BeginOfStream,
@@ -133,6 +134,7 @@ export async function runStage(cfg: StageConfig): Promise<StageResult> {
   const started = process.hrtime.bigint();
 
   let output: OutputSocket | undefined;
+  let outputPeers: PeerWatch | undefined;
   let input: InputSocket | undefined;
   const addresses: StageResult['addresses'] = {};
   try {
@@ -140,6 +142,7 @@ export async function runStage(cfg: StageConfig): Promise<StageResult> {
     if (cfg.output) {
       const o = await openOutput(cfg.output.endpoint, sockets);
       output = o.socket;
+      outputPeers = o.peers;
       addresses.output = o.address;
     }
     if (cfg.input) {
@@ -289,6 +292,10 @@ export async function runStage(cfg: StageConfig): Promise<StageResult> {
       if (!isEagain(e)) throw e;
       log(`${cfg.name}: no peer took the end-of-stream marker`);
     }
+    // Over ipc, hanging up while the peer still has messages to read loses them (see peerWatch.ts): stay
+    // connected until it has taken the end-of-stream and hung up, within the linger time or until a stop.
+    if (eosSent && outputPeers && cfg.output!.endpoint.url.startsWith('ipc://'))
+      await outputPeers.untilGone(sockets.lingerMs, signal);
   }
   signal.removeEventListener('abort', onAbort);
   failSignal?.removeEventListener('abort', onFail);

@@ -286,6 +286,14 @@ export async function supervise(
         hooks.log(`pipeline: ${q.spec.id} has no one downstream left; stopping it for the resend round`);
         q.child!.kill('SIGTERM');
       }
+    // The process right before the recorder sent the end-of-stream it waits past; over ipc it stays
+    // connected until the recorder hangs up (core/stream/peerWatch.ts), which a waiting one does not.
+    const last = chain[chain.length - 1];
+    if (last.running && !last.orphaned && chain.slice(0, -1).every((q) => !q.running && !q.pending)) {
+      last.orphaned = true;
+      hooks.log(`pipeline: ${last.spec.id} has delivered everything; stopping it for the resend round`);
+      last.child!.kill('SIGTERM');
+    }
     if (src.running || src.pending || stages.some((s) => s.running || s.pending)) return;
     const missing = b.missing();
     if (++b.rounds > cfg.maxRepairRounds) {
