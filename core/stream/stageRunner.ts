@@ -294,8 +294,14 @@ export async function runStage(cfg: StageConfig): Promise<StageResult> {
     }
     // Over ipc, hanging up while the peer still has messages to read loses them (see peerWatch.ts): stay
     // connected until it has taken the end-of-stream and hung up, within the linger time or until a stop.
-    if (eosSent && outputPeers && cfg.output!.endpoint.url.startsWith('ipc://'))
+    // The input is done: closing it first lets a sender waiting the same way upstream go.
+    if (eosSent && outputPeers && cfg.output!.endpoint.url.startsWith('ipc://')) {
+      if (input && !input.closed) {
+        input.linger = 0;
+        input.close();
+      }
       await outputPeers.untilGone(sockets.lingerMs, signal);
+    }
   }
   signal.removeEventListener('abort', onAbort);
   failSignal?.removeEventListener('abort', onFail);
