@@ -129,7 +129,9 @@ describe('drivekit stage record trusts no peer', () => {
     await r.frame(0, 'intruder');
     await r.frame(1, 'intruder');
     expect(await r.record.exit).toBe(1);
-    expect(r.record.stderr()).toMatch(/^drivekit stage: no frame of source source within 3 s \(--timeout-s\)/m);
+    expect(r.record.stderr()).toMatch(
+      /^drivekit stage: no frame of source source within 3 s \(--timeout-s\)/m,
+    );
     expect(fs.existsSync(r.out)).toBe(false);
     await r.close();
   });
