@@ -50,7 +50,7 @@ export function register(program: Command): void {
     )
     .option('--stride <n>', 'without --pred: raw frames between start frames', '2')
     .option('--ray-stride <n>', 'without --pred: score every n-th true ray', '1')
-    .option('--horizon <s>', 'score only this horizon: 1 or 3 (default both)')
+    .option('--horizon <s>', 'score only this horizon: 1 or 3 (default: both)')
     .option('--json', 'print the figures as one JSON object (snake_case keys, docs/cli.md)')
     .addHelpText(
       'after',
