@@ -7,7 +7,7 @@ import { poseFeatures } from './diffusionBatch.ts';
 import type { SamplingConfig } from './forecastConfig.ts';
 import type { ForecastRecord } from './forecastFile.ts';
 import { protocolOffsets, rayPoints, truthRays } from './forecastProtocol.ts';
-import { placedSweep, relativePose, requirePoses } from './forecastTokens.ts';
+import { egoPriorTokens, relativePose, requirePoses } from './forecastTokens.ts';
 import type { Forecaster } from './forecasterModel.ts';
 import type { Rays } from './rays.ts';
 import { sampleFuture } from './sampling.ts';
@@ -140,16 +140,7 @@ export async function forecastLog(
       const fut = Array.from({ length: future }, (_, j) => ref + (j + 1) * step);
       // Future poses are given (the protocol's). A last chunk that reaches past the horizon may reach past
       // the log's end: those frames (never written) get the last motion repeated.
-      const priors = await Promise.all(
-        fut.map((f) =>
-          cfg.network.egoPrior
-            ? tok.encode(
-                placedSweep(start, relativePose(poses, f, t0), origin),
-                `${log.dir} frame ${t0} in ${f}`,
-              )
-            : null,
-        ),
-      );
+      const priors = await egoPriorTokens(tok, cfg.network.egoPrior, start, poses, t0, fut, origin, log.dir);
       const probs: Float32Array[] = [];
       const pred = await sampleFuture(
         logits,

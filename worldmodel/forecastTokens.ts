@@ -76,6 +76,29 @@ export function placedSweep(
   return { x, y, z };
 }
 
+/**
+ * The ego prior of each future frame: the start sweep placed in that frame (through the log's poses) and
+ * tokenized; null per frame when the forecaster was trained without it.
+ */
+export function egoPriorTokens(
+  tok: Tokenizer,
+  enabled: boolean,
+  start: Pick<PointCloud, 'x' | 'y' | 'z'>,
+  poses: Float64Array,
+  t0: number,
+  frames: readonly number[],
+  origin: readonly [number, number, number],
+  logDir: string,
+): Promise<(Int32Array | null)[]> {
+  return Promise.all(
+    frames.map((f) =>
+      enabled
+        ? tok.encode(placedSweep(start, relativePose(poses, f, t0), origin), `${logDir} frame ${t0} in ${f}`)
+        : null,
+    ),
+  );
+}
+
 /** 1 per token column that holds a return inside the tokenizer's region. */
 export function occupiedTokens(cfg: TokenizerConfig, pts: SensorPoints): Uint8Array {
   const geo = gridGeometry(cfg);

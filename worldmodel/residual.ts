@@ -7,7 +7,7 @@ import { aggregateSweeps, pastFrames } from './baselines/pastSweeps.ts';
 import { priorTokens } from './baselines/tokenizedPrior.ts';
 import { poseFeatures } from './diffusionBatch.ts';
 import { removeEgo } from './forecastProtocol.ts';
-import { occupiedTokens, placedSweep, relativePose, requirePoses } from './forecastTokens.ts';
+import { egoPriorTokens, occupiedTokens, relativePose, requirePoses } from './forecastTokens.ts';
 import type { Forecaster } from './forecasterModel.ts';
 import { sampleFuture } from './sampling.ts';
 import { sensorOrigin, sensorPoints } from './sweep.ts';
@@ -136,16 +136,7 @@ export async function residualSamples(
     const fut = Array.from({ length: future }, (_, j) => t0 + (j + 1) * step);
     if (ctxFrames[0] < 0 || fut[future - 1] >= log.frameCount) continue;
     const start = (await log.readFrame(t0)).points;
-    const priors = await Promise.all(
-      fut.map((f) =>
-        cfg.network.egoPrior
-          ? tok.encode(
-              placedSweep(start, relativePose(poses, f, t0), origin),
-              `${log.dir} frame ${t0} in ${f}`,
-            )
-          : null,
-      ),
-    );
+    const priors = await egoPriorTokens(tok, cfg.network.egoPrior, start, poses, t0, fut, origin, log.dir);
     const probs: Float32Array[] = [];
     const pred = await sampleFuture(
       (feeds) => fc.logits(feeds),
