@@ -4,8 +4,9 @@ import { MESH_INSET_M } from './agentMeshes.ts';
 import { type LidarConfig, sweepPeriodS } from './beams.ts';
 import { groundMaterialAt, type LidarWorld } from './lidarWorld.ts';
 import { MAT } from './materials.ts';
+import { type ColumnPacket, castColumn, createColumnPacket, setColumnDirections } from './columnPacket.ts';
 import { type BvhCaster, castRay, createCaster } from './packedBvh.ts';
-import { rayGaussian, rayUniform } from './rayHash.ts';
+import { rayGaussianKeyed, rayStreamKey, rayUniformKeyed } from './rayHash.ts';
 import { type SweepScene, agentCountOf } from './sweepScene.ts';
 import { wrapAngleLow } from '../../core/geometry/pose.ts';
 
@@ -43,6 +44,8 @@ export interface SweepRenderer {
   cosEl: Float64Array;
   sinEl: Float64Array;
   elevRad: Float64Array;
+  /** The static world is cast a column at a time (all beams of one azimuth in one traversal). */
+  packet: ColumnPacket;
   /** Rays cast so far (for benchmarks). */
   raysCast: number;
 }
@@ -62,6 +65,7 @@ export function createSweepRenderer(world: LidarWorld, cfg: LidarConfig): SweepR
     cosEl: elevRad.map(Math.cos),
     sinEl: elevRad.map(Math.sin),
     elevRad,
+    packet: createColumnPacket(elevRad),
     raysCast: 0,
   };
 }
@@ -69,7 +73,8 @@ export function createSweepRenderer(world: LidarWorld, cfg: LidarConfig): SweepR
 const BINS = 720;
 const TWO_PI = 2 * Math.PI;
 
-function lerpKey(keys: Float64Array, base: number, w: number, out: Float64Array): void {
+/** Pose (x, y, z, yaw) at w ∈ [−1, 1] between a track's three keyframes (start, middle, end of the sweep). */
+export function lerpKey(keys: Float64Array, base: number, w: number, out: Float64Array): void {
   // keys at base + 0 (τ = −T/2), +4 (τ = 0), +8 (τ = +T/2); w ∈ [−1, 1] relative to the middle key.
   const a = base + 4;
   const b = w < 0 ? base : base + 8;
@@ -197,6 +202,9 @@ export function renderColumns(
   const tplCasters = r.templateCasters;
   const cosEl = r.cosEl;
   const sinEl = r.sinEl;
+  const packet = r.packet;
+  const colBest = packet.best;
+  const colTri = packet.tri;
   const maxRange = cfg.maxRangeM;
   const minRange = cfg.minRangeM;
   const minReturn = cfg.minReturn;
@@ -204,6 +212,11 @@ export function renderColumns(
   const sigma = cfg.rangeNoiseM;
   const seed = cfg.noiseSeed;
   const body = cfg.egoBody;
+  // The frame's noise streams (dropout, intensity jitter, range noise), keyed once: each ray adds one hash.
+  const key0 = rayStreamKey(seed, frameIndex, 0);
+  const key1 = rayStreamKey(seed, frameIndex, 1);
+  const key2 = rayStreamKey(seed, frameIndex, 2);
+  const key3 = rayStreamKey(seed, frameIndex, 3);
   const cull = cullAgents(r, scene);
   const nearM = cull.nearM;
   // Per-agent pose at the current column (filled on first use) and inverse mesh size.
@@ -269,12 +282,26 @@ export function renderColumns(
     const bin = Math.min(BINS - 1, Math.floor(((worldAz + Math.PI) / TWO_PI) * BINS));
     const q0 = cull.binStart[bin];
     const q1 = cull.binStart[bin + 1];
+    // Ground first (its t bounds the static cast), then the static world for the whole column at once.
+    setColumnDirections(packet, ca, sa);
+    for (let b = 0; b < nb; b++) {
+      const dz = sinEl[b];
+      let tMax = maxRange;
+      // Into the ego's own body (top at body.topM < 0): no return, nothing to cast.
+      if (body && dz < 0 && -body.topM * cosEl[b] < -dz * bodyReach) tMax = 0;
+      else if (groundZ !== null && dz < 0) {
+        const tg = (groundZ - oz) / dz;
+        if (tg > 0 && tg < tMax) tMax = tg;
+      }
+      colBest[b] = tMax;
+      colTri[b] = -1;
+    }
+    if (staticCaster !== null) castColumn(staticCaster, packet, ox, oy, oz, ca, sa);
     for (let b = 0; b < nb; b++) {
       rays++;
-      const dx = cosEl[b] * ca;
-      const dy = cosEl[b] * sa;
+      const dx = packet.dx[b];
+      const dy = packet.dy[b];
       const dz = sinEl[b];
-      // Into the ego's own body (top at body.topM < 0): no return.
       if (body && dz < 0 && -body.topM * cosEl[b] < -dz * bodyReach) continue;
       let tMax = maxRange;
       let kind = 0;
@@ -287,9 +314,9 @@ export function renderColumns(
           kind = 1;
         }
       }
-      if (staticCaster !== null && castRay(staticCaster, ox, oy, oz, dx, dy, dz, tMax)) {
-        tMax = staticCaster.t;
-        tri = staticCaster.tri;
+      if (colTri[b] >= 0) {
+        tMax = colBest[b];
+        tri = colTri[b];
         kind = 2;
       }
       for (let q = q0; q < q1; q++) {
@@ -363,8 +390,8 @@ export function renderColumns(
       const scale = 10 / tMax;
       if (rho * cosInc * scale * scale < minReturn) continue;
       const rayId = col * nb + b;
-      if (dropout > 0 && rayUniform(seed, frameIndex, rayId, 0) < dropout) continue;
-      const range = sigma > 0 ? tMax + sigma * rayGaussian(seed, frameIndex, rayId) : tMax;
+      if (dropout > 0 && rayUniformKeyed(key0, rayId) < dropout) continue;
+      const range = sigma > 0 ? tMax + sigma * rayGaussianKeyed(key2, key3, rayId) : tMax;
       if (range < minRange || range > maxRange) continue;
       // World point, then into the frame's sensor frame.
       const px = ox + range * dx - fx;
@@ -372,7 +399,7 @@ export function renderColumns(
       ox_[count] = fc * px + fs * py;
       oy_[count] = -fs * px + fc * py;
       oz_[count] = oz + range * dz - fz;
-      const inten = rho * (0.35 + 0.65 * cosInc) + 0.02 * (rayUniform(seed, frameIndex, rayId, 1) - 0.5);
+      const inten = rho * (0.35 + 0.65 * cosInc) + 0.02 * (rayUniformKeyed(key1, rayId) - 0.5);
       oi_[count] = inten < 0 ? 0 : inten > 1 ? 1 : inten;
       or_[count] = b;
       ot_[count] = tOff;

@@ -15,6 +15,7 @@ import {
 } from '../../simulation/lidar/meshKit.ts';
 import { allocateSweepPoints, createSweepRenderer, renderColumns } from '../../simulation/lidar/sweep.ts';
 import { createSweepPool } from '../../simulation/lidar/sweepPool.ts';
+import { buildReferenceWorld, referenceCast, sweepRays } from '../../simulation/lidar/referenceCast.ts';
 import { type SweepScene, sweepSceneFromTracks } from '../../simulation/lidar/sweepScene.ts';
 import { townGroundRaster } from '../../simulation/town/groundRaster.ts';
 import { Rng } from '../../core/rng.ts';
@@ -30,6 +31,8 @@ export const LIDAR_BENCH = {
   frame: 15,
   warmup: 2,
   reps: 7,
+  /** Sweeps cast the plain way (three-mesh-bvh raycastFirst), interleaved with the fast ones: the anchor. */
+  plainReps: 3,
   poolSweeps: 8,
   factors: [1, 10, 100],
 };
@@ -183,8 +186,28 @@ export const benchmarks: Benchmark[] = [
       const t = timeSweeps(s.world, s.scene(LIDAR_BENCH.frame), LIDAR_BENCH.reps, LIDAR_BENCH.warmup);
       const cpuMs = median(t.cpu);
       const wallMs = median(t.wall);
+      // The anchor in the same run: the same rays, nearest hits by plain raycastFirst (static mesh, then each
+      // agent whose world box the ray meets), fast sweeps timed between them so both see the same load.
+      const scene = s.scene(LIDAR_BENCH.frame);
+      const cfg = lidarConfig('hdl64');
+      const ref = buildReferenceWorld(s.staticGeometry, 0);
+      const rays = sweepRays(cfg, scene);
+      const plain: number[] = [];
+      const fast: number[] = [];
+      for (let k = 0; k < LIDAR_BENCH.plainReps; k++) {
+        const c0 = process.cpuUsage();
+        referenceCast(ref, rays, scene, cfg.maxRangeM);
+        const c = process.cpuUsage(c0);
+        plain.push((c.user + c.system) / 1000);
+        fast.push(median(timeSweeps(s.world, scene, 3, 0).cpu));
+      }
+      const plainMs = median(plain);
+      const fastMs = median(fast);
       emit({
         name: 'lidar_rays',
+        speedup_vs_plain_raycastFirst: +(plainMs / fastMs).toFixed(2),
+        plain_raycastFirst_ms_per_sweep: +plainMs.toFixed(1),
+        fast_ms_per_sweep_beside_plain: +fastMs.toFixed(1),
         rays_per_s_per_core: Math.round(t.rays / (cpuMs / 1000)),
         wall_rays_per_s: Math.round(t.rays / (wallMs / 1000)),
         ms_per_sweep_one_core: +cpuMs.toFixed(1),
@@ -194,7 +217,9 @@ export const benchmarks: Benchmark[] = [
         static_triangles: s.staticGeometry.materials.length,
         moving_agents: s.scene(LIDAR_BENCH.frame).agentTemplate.length,
         sensor: 'hdl64 64x2048',
-        timing: 'median of process CPU time (rays_per_s_per_core) and wall time, one thread',
+        timing:
+          'median of process CPU time (rays_per_s_per_core) and wall time, one thread; speedup: median plain ' +
+          'sweep / median fast sweep, interleaved, CPU time (the fast sweep also does noise, dropout, intensity)',
       });
     },
   },
