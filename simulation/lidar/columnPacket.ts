@@ -1,39 +1,59 @@
 // One BVH traversal per LiDAR column instead of one per ray: a spinning LiDAR's beams at one azimuth share origin
 // and vertical plane, so a node is tested once against the fan (2-D slab, then its slope range → beams); a packet
 // traversal in the manner of Wald et al., "Interactive rendering with coherent ray tracing" (2001).
-import type { BvhCaster } from './packedBvh.ts';
+import { type BvhCaster, castRay } from './packedBvh.ts';
 
-/** Per-beam state of one column: directions in, nearest hits out, plus the traversal stack. */
+/**
+ * Per-beam state of one column: directions in, nearest hits out, plus the traversal stack. The beams of a column
+ * lie in one vertical half-plane through the origin, with horizontal unit direction (ua, ub): beam b's ray is
+ * o + t·(dx, dy, dz), its horizontal distance from o is t·hs[b] and its slope dz / hs is slope[b], strictly
+ * decreasing in b. A mesh in its own scaled frame (an agent template) keeps this form, so one packet type serves
+ * the static world and the agents.
+ */
 export interface ColumnPacket {
   beams: number;
-  /** tan(elevation) per beam, strictly decreasing (top beam first). */
+  /** World elevations: tan, cos, sin per beam (top beam first). */
   tanEl: Float64Array;
   cosEl: Float64Array;
   sinEl: Float64Array;
-  /** This column's directions (set by setColumnDirections): dx = cosEl·cos(az), dy = cosEl·sin(az), dz = sinEl. */
   dx: Float64Array;
   dy: Float64Array;
-  /** In: the farthest t each beam may hit (0 for a beam not to cast). Out: the nearest hit's t. */
+  dz: Float64Array;
+  slope: Float64Array;
+  hs: Float64Array;
+  /** In: the farthest t each beam may hit (0 for a beam not to cast). Out: the nearest hit's t. Shared, so a
+   * second packet cast (agents after the static world) continues from the first one's hits. */
   best: Float64Array;
-  /** Out: triangle index of the nearest hit per beam, −1 for none. */
+  /** Out: triangle index where a cast improved best[b]; the caller sets −1 before casting. */
   tri: Int32Array;
+  /** best[] on entry to castColumn, and beams where two triangles met the ray at the same t (see castColumn). */
+  prior: Float64Array;
+  tie: Uint8Array;
   stackNode: Int32Array;
   stackLo: Int32Array;
   stackHi: Int32Array;
   stackH: Float64Array;
 }
 
-export function createColumnPacket(elevRad: Float64Array): ColumnPacket {
+export function createColumnPacket(elevRad: Float64Array, shareHitsWith?: ColumnPacket): ColumnPacket {
   const nb = elevRad.length;
+  const sinEl = elevRad.map(Math.sin);
+  const cosEl = elevRad.map(Math.cos);
+  const tanEl = elevRad.map(Math.tan);
   return {
     beams: nb,
-    tanEl: elevRad.map(Math.tan),
-    cosEl: elevRad.map(Math.cos),
-    sinEl: elevRad.map(Math.sin),
+    tanEl,
+    cosEl,
+    sinEl,
     dx: new Float64Array(nb),
     dy: new Float64Array(nb),
-    best: new Float64Array(nb),
-    tri: new Int32Array(nb),
+    dz: Float64Array.from(sinEl),
+    slope: Float64Array.from(tanEl),
+    hs: Float64Array.from(cosEl),
+    best: shareHitsWith ? shareHitsWith.best : new Float64Array(nb),
+    tri: new Int32Array(nb).fill(-1),
+    prior: new Float64Array(nb),
+    tie: new Uint8Array(nb),
     stackNode: new Int32Array(256),
     stackLo: new Int32Array(256),
     stackHi: new Int32Array(256),
@@ -41,7 +61,10 @@ export function createColumnPacket(elevRad: Float64Array): ColumnPacket {
   };
 }
 
-/** The beams' directions at world azimuth (cos, sin) = (ca, sa); the same products renderColumns forms per ray. */
+/**
+ * World directions at world azimuth (cos, sin) = (ca, sa): dx = cosEl·ca, dy = cosEl·sa, dz = sinEl (the products
+ * renderColumns forms per ray); slope and hs stay tan and cos of the elevation.
+ */
 export function setColumnDirections(p: ColumnPacket, ca: number, sa: number): void {
   for (let b = 0; b < p.beams; b++) {
     p.dx[b] = p.cosEl[b] * ca;
@@ -55,10 +78,12 @@ const H_EPS = 1e-6;
 const S_EPS = 1e-7;
 
 /**
- * Nearest hit of every beam of one column (origin o, directions from setColumnDirections) with the BVH: updates
- * p.best and p.tri where a triangle is nearer than p.best. Per ray the triangle test is the same Möller–Trumbore
+ * Nearest hit of beams [lo0, hi0] of one column (origin o, horizontal unit direction (ua, ub), per-beam arrays as
+ * set by the caller) with the BVH: updates p.best and p.tri where a triangle is nearer than p.best. Per ray the triangle test is the same Möller–Trumbore
  * arithmetic as castRay, so the same hits come out; the origin's terms (s = o − a, q = s × e1, e2·q) are formed
- * once per triangle for the whole column.
+ * once per triangle for the whole column. Where two triangles meet a ray at exactly the same t (coplanar
+ * parts, e.g. a window on a body panel) the winner depends on the visiting order, so such a beam is cast again
+ * with castRay: the result is castRay's, tie-break included.
  */
 export function castColumn(
   c: BvhCaster,
@@ -66,16 +91,18 @@ export function castColumn(
   ox: number,
   oy: number,
   oz: number,
-  ca: number,
-  sa: number,
+  ua: number,
+  ub: number,
+  lo0: number,
+  hi0: number,
 ): void {
   const f32 = c.f32;
   const u32 = c.u32;
   const u16 = c.u16;
   const tris = c.bvh.tris;
-  const tanEl = p.tanEl;
-  const cosEl = p.cosEl;
-  const dzA = p.sinEl;
+  const slope = p.slope;
+  const hs = p.hs;
+  const dzA = p.dz;
   const dxA = p.dx;
   const dyA = p.dy;
   const best = p.best;
@@ -84,19 +111,23 @@ export function castColumn(
   const stackLo = p.stackLo;
   const stackHi = p.stackHi;
   const stackH = p.stackH;
-  const nb = p.beams;
-  for (let b = 0; b < nb; b++) triOut[b] = -1;
+  const tie = p.tie;
+  let ties = 0;
+  for (let b = lo0; b <= hi0; b++) {
+    p.prior[b] = best[b];
+    tie[b] = 0;
+  }
   // Horizontal slabs: the fan's footprint is the half-line o + h·(ca, sa), h ≥ 0.
-  const ix = 1 / ca;
-  const iy = 1 / sa;
+  const ix = 1 / ua;
+  const iy = 1 / ub;
   const nx = ix >= 0 ? 0 : 3;
   const ny = iy >= 0 ? 1 : 4;
   const fx = 3 - nx;
   const fy = 5 - ny;
   // The root is opened whole; each child is tested below before it is pushed.
   stackNode[0] = 0;
-  stackLo[0] = 0;
-  stackHi[0] = nb - 1;
+  stackLo[0] = lo0;
+  stackHi[0] = hi0;
   stackH[0] = 0;
   let sp = 1;
   while (sp > 0) {
@@ -106,8 +137,8 @@ export function castColumn(
     let hi = stackHi[sp];
     const h0 = stackH[sp];
     // Beams whose current hit lies before the box cannot be improved by it.
-    while (lo <= hi && best[lo] * cosEl[lo] < h0 - H_EPS) lo++;
-    while (hi >= lo && best[hi] * cosEl[hi] < h0 - H_EPS) hi--;
+    while (lo <= hi && best[lo] * hs[lo] < h0 - H_EPS) lo++;
+    while (hi >= lo && best[hi] * hs[hi] < h0 - H_EPS) hi--;
     if (lo > hi) continue;
     const n16 = n32 << 1;
     if (u16[n16 + 15] === 0xffff) {
@@ -146,6 +177,9 @@ export function castColumn(
           if (t > 1e-6 && t < best[b]) {
             best[b] = t;
             triOut[b] = k;
+          } else if (t === best[b] && triOut[b] >= 0) {
+            tie[b] = 1;
+            ties++;
           }
         }
       }
@@ -179,10 +213,10 @@ export function castColumn(
       const sLo = (zLo <= 0 ? (a0 > 0 ? zLo / a0 : -Infinity) : zLo / a1) - S_EPS;
       let bl = lo;
       let bh = hi;
-      while (bl <= bh && tanEl[bl] > sHi) bl++;
-      while (bh >= bl && tanEl[bh] < sLo) bh--;
-      while (bl <= bh && best[bl] * cosEl[bl] < a0) bl++;
-      while (bh >= bl && best[bh] * cosEl[bh] < a0) bh--;
+      while (bl <= bh && slope[bl] > sHi) bl++;
+      while (bh >= bl && slope[bh] < sLo) bh--;
+      while (bl <= bh && best[bl] * hs[bl] < a0) bl++;
+      while (bh >= bl && best[bh] * hs[bh] < a0) bh--;
       if (bl > bh) continue;
       if (side === 0) {
         lLo = bl;
@@ -215,6 +249,14 @@ export function castColumn(
       stackLo[sp] = rLo;
       stackHi[sp] = rHi;
       stackH[sp++] = rH;
+    }
+  }
+  if (ties === 0) return;
+  for (let b = lo0; b <= hi0; b++) {
+    if (tie[b] === 0) continue;
+    if (castRay(c, ox, oy, oz, p.dx[b], p.dy[b], p.dz[b], p.prior[b])) {
+      best[b] = c.t;
+      triOut[b] = c.tri;
     }
   }
 }

@@ -5,7 +5,7 @@ import { type LidarConfig, sweepPeriodS } from './beams.ts';
 import { groundMaterialAt, type LidarWorld } from './lidarWorld.ts';
 import { MAT } from './materials.ts';
 import { type ColumnPacket, castColumn, createColumnPacket, setColumnDirections } from './columnPacket.ts';
-import { type BvhCaster, castRay, createCaster } from './packedBvh.ts';
+import { type BvhCaster, createCaster } from './packedBvh.ts';
 import { rayGaussianKeyed, rayStreamKey, rayUniformKeyed } from './rayHash.ts';
 import { type SweepScene, agentCountOf } from './sweepScene.ts';
 import { wrapAngleLow } from '../../core/geometry/pose.ts';
@@ -44,8 +44,13 @@ export interface SweepRenderer {
   cosEl: Float64Array;
   sinEl: Float64Array;
   elevRad: Float64Array;
-  /** The static world is cast a column at a time (all beams of one azimuth in one traversal). */
+  /** The static world is cast a column at a time (all beams of one azimuth in one traversal)… */
   packet: ColumnPacket;
+  /** …and so is each agent, in its template's frame, continuing from the static hits (shared best). */
+  agentPacket: ColumnPacket;
+  /** Per beam of the current column: the agent hit (−1 none) and its template triangle. */
+  hitAgent: Int32Array;
+  agentTri: Int32Array;
   /** Rays cast so far (for benchmarks). */
   raysCast: number;
 }
@@ -57,6 +62,7 @@ export function createSweepRenderer(world: LidarWorld, cfg: LidarConfig): SweepR
     if (!(elevRad[b] < elevRad[b - 1]))
       throw new Error('LiDAR beam elevations must be listed top beam first, strictly decreasing');
   }
+  const packet = createColumnPacket(elevRad);
   return {
     world,
     cfg,
@@ -65,7 +71,10 @@ export function createSweepRenderer(world: LidarWorld, cfg: LidarConfig): SweepR
     cosEl: elevRad.map(Math.cos),
     sinEl: elevRad.map(Math.sin),
     elevRad,
-    packet: createColumnPacket(elevRad),
+    packet,
+    agentPacket: createColumnPacket(elevRad, packet),
+    hitAgent: new Int32Array(nb),
+    agentTri: new Int32Array(nb),
     raysCast: 0,
   };
 }
@@ -205,6 +214,15 @@ export function renderColumns(
   const packet = r.packet;
   const colBest = packet.best;
   const colTri = packet.tri;
+  const apk = r.agentPacket;
+  const aDx = apk.dx;
+  const aDy = apk.dy;
+  const aDz = apk.dz;
+  const aHs = apk.hs;
+  const aSlope = apk.slope;
+  const aTri = apk.tri;
+  const colAgent = r.hitAgent;
+  const colAgentTri = r.agentTri;
   const maxRange = cfg.maxRangeM;
   const minRange = cfg.minRangeM;
   const minReturn = cfg.minReturn;
@@ -296,63 +314,93 @@ export function renderColumns(
       colBest[b] = tMax;
       colTri[b] = -1;
     }
-    if (staticCaster !== null) castColumn(staticCaster, packet, ox, oy, oz, ca, sa);
+    if (staticCaster !== null) castColumn(staticCaster, packet, ox, oy, oz, ca, sa, 0, nb - 1);
+    // Agents of this bearing, nearest first, each cast for the beams it can still improve on.
+    for (let b = 0; b < nb; b++) colAgent[b] = -1;
+    for (let q = q0; q < q1; q++) {
+      const i = cull.binList[q];
+      // The bin is sorted by ground distance, a lower bound of the hit distance along a ray.
+      const nm = nearM[i];
+      let lo = cull.beamLo[i];
+      let hi = cull.beamHi[i];
+      while (lo <= hi && nm > colBest[lo]) lo++;
+      while (hi >= lo && nm > colBest[hi]) hi--;
+      if (lo > hi) continue;
+      if (stamp[i] !== col) {
+        // First use of this agent in this column: its pose at the column's time (lazily, so agents hidden
+        // behind nearer hits cost nothing).
+        stamp[i] = col;
+        lerpKey(keys, 12 * i, w, keyScratch);
+        aPx[i] = keyScratch[0];
+        aPy[i] = keyScratch[1];
+        aPz[i] = keyScratch[2];
+        aCos[i] = Math.cos(keyScratch[3]);
+        aSin[i] = Math.sin(keyScratch[3]);
+      }
+      // The rays in the template's unit-box frame: translate, rotate by −yaw, scale by 1/size. They stay in
+      // one vertical half-plane, so the column packet applies.
+      const rx = ox - aPx[i];
+      const ry = oy - aPy[i];
+      const cc = aCos[i];
+      const sc = aSin[i];
+      const il = aInvL[i];
+      const iw = aInvW[i];
+      const ih = aInvH[i];
+      const lox = (cc * rx + sc * ry) * il;
+      const loy = (-sc * rx + cc * ry) * iw;
+      const loz = (oz - aPz[i]) * ih;
+      for (let b = lo; b <= hi; b++) {
+        const dx = packet.dx[b];
+        const dy = packet.dy[b];
+        const ldx = (cc * dx + sc * dy) * il;
+        const ldy = (-sc * dx + cc * dy) * iw;
+        const ldz = sinEl[b] * ih;
+        const h = Math.sqrt(ldx * ldx + ldy * ldy);
+        aDx[b] = ldx;
+        aDy[b] = ldy;
+        aDz[b] = ldz;
+        aHs[b] = h;
+        aSlope[b] = ldz / h;
+        aTri[b] = -1;
+      }
+      castColumn(
+        tplCasters[scene.agentTemplate[i]],
+        apk,
+        lox,
+        loy,
+        loz,
+        aDx[lo] / aHs[lo],
+        aDy[lo] / aHs[lo],
+        lo,
+        hi,
+      );
+      for (let b = lo; b <= hi; b++) {
+        if (aTri[b] >= 0) {
+          colAgent[b] = i;
+          colAgentTri[b] = aTri[b];
+        }
+      }
+    }
     for (let b = 0; b < nb; b++) {
       rays++;
       const dx = packet.dx[b];
       const dy = packet.dy[b];
       const dz = sinEl[b];
       if (body && dz < 0 && -body.topM * cosEl[b] < -dz * bodyReach) continue;
-      let tMax = maxRange;
+      let tMax = colBest[b];
       let kind = 0;
       let tri = -1;
-      let hitAgent = -1;
-      if (groundZ !== null && dz < 0) {
-        const tg = (groundZ - oz) / dz;
-        if (tg > 0 && tg < tMax) {
-          tMax = tg;
-          kind = 1;
-        }
-      }
-      if (colTri[b] >= 0) {
-        tMax = colBest[b];
+      const hitAgent = colAgent[b];
+      if (hitAgent >= 0) {
+        tri = colAgentTri[b];
+        kind = 3;
+      } else if (colTri[b] >= 0) {
         tri = colTri[b];
         kind = 2;
-      }
-      for (let q = q0; q < q1; q++) {
-        const i = cull.binList[q];
-        // The bin is sorted by ground distance, a lower bound of the hit distance along the ray.
-        if (nearM[i] > tMax) break;
-        if (b < cull.beamLo[i] || b > cull.beamHi[i]) continue;
-        if (stamp[i] !== col) {
-          // First use of this agent in this column: its pose at the column's time (lazily, so agents hidden
-          // behind nearer hits cost nothing).
-          stamp[i] = col;
-          lerpKey(keys, 12 * i, w, keyScratch);
-          aPx[i] = keyScratch[0];
-          aPy[i] = keyScratch[1];
-          aPz[i] = keyScratch[2];
-          aCos[i] = Math.cos(keyScratch[3]);
-          aSin[i] = Math.sin(keyScratch[3]);
-        }
-        // The ray in the template's unit-box frame: translate, rotate by −yaw, scale by 1/size.
-        const rx = ox - aPx[i];
-        const ry = oy - aPy[i];
-        const cc = aCos[i];
-        const sc = aSin[i];
-        const lox = (cc * rx + sc * ry) * aInvL[i];
-        const loy = (-sc * rx + cc * ry) * aInvW[i];
-        const loz = (oz - aPz[i]) * aInvH[i];
-        const ldx = (cc * dx + sc * dy) * aInvL[i];
-        const ldy = (-sc * dx + cc * dy) * aInvW[i];
-        const ldz = dz * aInvH[i];
-        const caster = tplCasters[scene.agentTemplate[i]];
-        if (castRay(caster, lox, loy, loz, ldx, ldy, ldz, tMax)) {
-          tMax = caster.t;
-          tri = caster.tri;
-          hitAgent = i;
-          kind = 3;
-        }
+      } else if (groundZ !== null && dz < 0) {
+        const tg = (groundZ - oz) / dz;
+        if (tg > 0 && tg < maxRange) kind = 1;
+        else tMax = maxRange;
       }
       if (kind === 0 || tMax < minRange) continue;
       // Material and incidence.

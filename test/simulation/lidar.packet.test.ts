@@ -64,7 +64,8 @@ describe('column packet', () => {
       const tMax = new Float64Array(elev.length);
       for (let b = 0; b < elev.length; b++) tMax[b] = b % 7 === 3 ? rng.uniform(0, 30) : 120;
       packet.best.set(tMax);
-      castColumn(caster, packet, ox, oy, oz, ca, sa);
+      packet.tri.fill(-1);
+      castColumn(caster, packet, ox, oy, oz, ca, sa, 0, elev.length - 1);
       for (let b = 0; b < elev.length; b++) {
         const hit = castRay(caster, ox, oy, oz, packet.dx[b], packet.dy[b], packet.sinEl[b], tMax[b]);
         expect(packet.tri[b] >= 0).toBe(hit);
