@@ -150,6 +150,41 @@ async function stopWorkers(ps: ChildProcess[]): Promise<void> {
 const clearMarkers = (logs: string[]) =>
   logs.forEach((l) => fs.rmSync(path.join(l, '.drivekit-job-discover.json'), { force: true }));
 
+/**
+ * CPU seconds used so far by the processes `pids` and all their descendants (Linux /proc: utime + stime, plus
+ * cutime + cstime, which hold the job processes that have already exited and been reaped). With another
+ * engineer's load on the machine, this says how much CPU the workers actually got.
+ */
+function treeCpuS(pids: number[]): number {
+  const tick = 100; // USER_HZ on Linux
+  const parent = new Map<number, number>();
+  const cpu = new Map<number, number>();
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(name)) continue;
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${name}/stat`, 'latin1');
+    } catch {
+      continue; // exited meanwhile
+    }
+    // Fields after the command name (which may hold spaces) in parentheses.
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    parent.set(Number(name), Number(f[1]));
+    cpu.set(Number(name), (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / tick);
+  }
+  const roots = new Set(pids);
+  let total = 0;
+  for (const [pid, c] of cpu) {
+    for (let p = pid, hops = 0; p > 1 && hops < 64; p = parent.get(p) ?? 0, hops++) {
+      if (roots.has(p)) {
+        total += c;
+        break;
+      }
+    }
+  }
+  return total;
+}
+
 /** Wall seconds of one flow, and its parallelism: the jobs' summed run times over the wall time. */
 async function flowRun(
   conn: RedisConnection,
@@ -261,12 +296,19 @@ export const benchmarks: Benchmark[] = [
         emit({ name: 'scaleout_discover_sequential_inprocess', logs: n, seconds: seqIn, load1: load() });
         const conn = parseRedisUrl(url);
         let one = NaN;
+        let oneCpuS = NaN;
         for (const w of SCALEOUT_BENCH.workers) {
           const ps = await startWorkers(url, w, root);
           try {
             const cold = await flowSeconds(conn, logs); // includes starting each worker's job process
+            const pids = ps.map((p) => p.pid!);
+            const cpu0 = treeCpuS(pids);
             const { seconds: warm, parallelism } = await flowRun(conn, logs);
-            if (w === 1) one = warm;
+            const cpuS = treeCpuS(pids) - cpu0;
+            if (w === 1) {
+              one = warm;
+              oneCpuS = cpuS;
+            }
             emit({
               name: 'scaleout_discover_workers',
               workers: w,
@@ -274,6 +316,14 @@ export const benchmarks: Benchmark[] = [
               seconds_cold: cold,
               seconds: warm,
               speedup_vs_1_worker: Number((one / warm).toFixed(2)),
+              // speedup / workers: 1 when w workers finish w times as fast.
+              parallel_efficiency: Number((one / warm / w).toFixed(2)),
+              // CPU the workers and their job processes got: cores they had on average, and CPU per job (the
+              // same for every w when no work is added by running side by side).
+              worker_cpu_s: Number(cpuS.toFixed(2)),
+              cores_obtained: Number((cpuS / warm).toFixed(2)),
+              cpu_ms_per_job: Math.round((cpuS * 1000) / n),
+              cpu_vs_1_worker: Number((cpuS / oneCpuS).toFixed(2)),
               // ≈ workers when the engine runs them all at once; the speedup falls short of it when
               // the processes do not get a core each.
               parallelism,
