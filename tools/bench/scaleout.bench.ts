@@ -155,7 +155,7 @@ const clearMarkers = (logs: string[]) =>
  * cutime + cstime, which hold the job processes that have already exited and been reaped). With another
  * engineer's load on the machine, this says how much CPU the workers actually got.
  */
-function treeCpuS(pids: number[]): number {
+export function treeCpuS(pids: number[]): number {
   const tick = 100; // USER_HZ on Linux
   const parent = new Map<number, number>();
   const cpu = new Map<number, number>();
