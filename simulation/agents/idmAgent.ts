@@ -14,7 +14,7 @@ import {
 import { LIGHT } from '../scenario.ts';
 import { SpatialGrid } from '../spatialGrid.ts';
 import { DEFAULT_IDM, idmAcceleration, type IdmConfig } from './idm.ts';
-import { interact, type InteractionContext, type YieldPlan } from './idmInteraction.ts';
+import { type InteractionContext, scanReference, type YieldPlan } from './idmInteraction.ts';
 import { beginScan, freeRoadAccel, scanNeighbours, scanScratch } from './idmScan.ts';
 import { brakingDistance, idmStopAcceleration } from './idmStop.ts';
 import type { Policy } from './policy.ts';
@@ -482,34 +482,15 @@ export class IdmPolicy implements Policy {
     st.leaderClosing = 0;
     st.stopGap = Infinity;
     st.laneW = li >= 0 ? m.laneWidth[li] : 3.5;
+    this.scanEnv = env;
+    this.scanG = g;
     if (this.batched) {
-      this.scanEnv = env;
-      this.scanG = g;
       scanNeighbours(this.scan, cfg, this.idm, st, this.plan, env, this.grid, g, li, this.occludedForScan);
       this.scanEnv = null;
       return;
     }
-    const range = st.range;
-    const grid = this.grid;
-    const reach = Math.ceil(range / grid.cellM);
-    const cx = grid.cellOf(st.x);
-    const cy = grid.cellOf(st.y);
-    const { start, items } = grid;
-    for (let ox = -reach; ox <= reach; ox++) {
-      for (let oy = -reach; oy <= reach; oy++) {
-        const b = grid.bucket(cx + ox, cy + oy, si);
-        for (let p = start[b]; p < start[b + 1]; p++) {
-          const j = items[p];
-          if (j === g || env.scenarioOf[j] !== si) continue;
-          const dx = env.x[j] - st.x;
-          const dy = env.y[j] - st.y;
-          if (dx * dx + dy * dy > range * range) continue;
-          if (cfg.occlusion && env.typeCode[j] === TYPE_CODE.pedestrian && this.occluded(env, g, j, si))
-            continue;
-          interact(this.ctx, env, g, j, li, dx, dy);
-        }
-      }
-    }
+    scanReference(this.ctx, env, this.grid, g, li, this.occludedForScan);
+    this.scanEnv = null;
   }
 
   /** 4. Red (and yellow, when stopping is comfortable) lights on this lane or the next. */
