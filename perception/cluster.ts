@@ -74,14 +74,22 @@ function findRoot(parent: Int32Array, a: number): number {
   return a;
 }
 
+/** Largest dense voxel grid (cells) clustering uses; a wider spread of points falls back to the hash table. */
+const MAX_DENSE_CELLS = 1 << 23;
+/** The dense grid, kept between calls (−1 everywhere between calls: only the cells used are reset). */
+let dense = new Int32Array(0);
+
 /**
  * Cluster the points with `mask[i] = 1` (all finite points when mask is null). Cost is linear in the
- * number of points: one hash insert per point and 27 lookups per occupied voxel.
+ * number of points: one voxel lookup per point and 27 per occupied voxel. The voxels are indexed in a
+ * dense grid over the points' extent (array indexing, no hashing) when it has at most MAX_DENSE_CELLS
+ * cells, else in a hash table (`index: 'hash'` forces that); both give the same ids, so the same result.
  */
 export function clusterPoints(
   pts: XYZ,
   mask: Uint8Array | null,
   config: Partial<ClusterConfig> = {},
+  index: 'auto' | 'hash' = 'auto',
 ): ClusterResult {
   const cfg: ClusterConfig = { ...DEFAULT_CLUSTER_CONFIG, ...config };
   const n = pts.x.length;
@@ -91,39 +99,86 @@ export function clusterPoints(
   const invZ = 1 / cfg.voxelZM;
   const maxXY = (XY_OFF - 2) * cfg.voxelM;
   const maxZ = (Z_OFF - 2) * cfg.voxelZM;
-  let candidates = 0;
-  for (let i = 0; i < n; i++) if (!mask || mask[i]) candidates++;
-  const table = new VoxelTable();
+  const px = pts.x;
+  const py = pts.y;
+  const pz = pts.z;
+  const { egoMinXM, egoMaxXM, egoHalfWidthM } = cfg;
+  // Pass 1: which points are clustered, and the extent of their voxels.
   const voxelOf = new Int32Array(n).fill(-1);
-  // At most one voxel per candidate point, so these never need to grow.
-  const counts = new Int32Array(Math.max(1, candidates));
-  const coords = new Int32Array(3 * Math.max(1, candidates));
-  let lastKey = 0;
-  let lastId = -1;
+  let candidates = 0;
+  let x0 = Infinity;
+  let x1 = -Infinity;
+  let y0 = Infinity;
+  let y1 = -Infinity;
+  let z0 = Infinity;
+  let z1 = -Infinity;
   for (let i = 0; i < n; i++) {
     if (mask && !mask[i]) continue;
-    const x = pts.x[i];
-    const y = pts.y[i];
-    const z = pts.z[i];
+    const x = px[i];
+    const y = py[i];
+    const z = pz[i];
     const d2 = x * x + y * y;
     // NaN fails `d2 <= r2`; z is checked explicitly.
     if (!(d2 <= r2) || !(z > -maxZ && z < maxZ) || Math.abs(x) > maxXY || Math.abs(y) > maxXY) continue;
-    if (x >= cfg.egoMinXM && x <= cfg.egoMaxXM && Math.abs(y) <= cfg.egoHalfWidthM) continue;
+    if (x >= egoMinXM && x <= egoMaxXM && Math.abs(y) <= egoHalfWidthM) continue;
+    voxelOf[i] = 0; // clustered; its voxel id is set in pass 2
+    candidates++;
     const ix = Math.floor(x * inv);
     const iy = Math.floor(y * inv);
     const iz = Math.floor(z * invZ);
-    const key = packKey(ix, iy, iz);
+    if (ix < x0) x0 = ix;
+    if (ix > x1) x1 = ix;
+    if (iy < y0) y0 = iy;
+    if (iy > y1) y1 = iy;
+    if (iz < z0) z0 = iz;
+    if (iz > z1) z1 = iz;
+  }
+  // At most one voxel per candidate point, so these never need to grow.
+  const counts = new Int32Array(Math.max(1, candidates));
+  const coords = new Int32Array(3 * Math.max(1, candidates));
+  // The dense grid spans the extent with one empty cell around it, so every 27-neighbour lookup is in range.
+  const nx = candidates > 0 ? x1 - x0 + 3 : 0;
+  const ny = candidates > 0 ? y1 - y0 + 3 : 0;
+  const nz = candidates > 0 ? z1 - z0 + 3 : 0;
+  const useDense = index === 'auto' && candidates > 0 && nx * ny * nz <= MAX_DENSE_CELLS;
+  const table = useDense ? null : new VoxelTable();
+  const ox = x0 - 1;
+  const oy = y0 - 1;
+  const oz = z0 - 1;
+  const sy = nx;
+  const sz = nx * ny;
+  if (useDense && dense.length < nx * ny * nz) dense = new Int32Array(nx * ny * nz).fill(-1);
+  const grid = dense;
+  // Pass 2: voxel ids in order of first appearance.
+  let V = 0;
+  let lastKey = 0;
+  let lastId = -1;
+  for (let i = 0; i < n; i++) {
+    if (voxelOf[i] < 0) continue;
+    const ix = Math.floor(px[i] * inv);
+    const iy = Math.floor(py[i] * inv);
+    const iz = Math.floor(pz[i] * invZ);
+    const key = useDense ? (iz - oz) * sz + (iy - oy) * sy + (ix - ox) : packKey(ix, iy, iz);
     // Consecutive points of a scan line often share a voxel: skip the lookup then.
     if (lastId >= 0 && key === lastKey) {
       counts[lastId]++;
       voxelOf[i] = lastId;
       continue;
     }
-    const before = table.size;
-    const id = table.insert(key);
+    let id: number;
+    let fresh: boolean;
+    if (useDense) {
+      id = grid[key];
+      fresh = id < 0;
+      if (fresh) id = grid[key] = V++;
+    } else {
+      const before = table!.size;
+      id = table!.insert(key);
+      fresh = id === before;
+    }
     lastKey = key;
     lastId = id;
-    if (id === before) {
+    if (fresh) {
       coords[3 * id] = ix;
       coords[3 * id + 1] = iy;
       coords[3 * id + 2] = iz;
@@ -131,7 +186,7 @@ export function clusterPoints(
     counts[id]++;
     voxelOf[i] = id;
   }
-  const V = table.size;
+  if (!useDense) V = table!.size;
   const ref2 = cfg.minPointsRefRangeM * cfg.minPointsRefRangeM;
   const minPointsAt = (ix: number, iy: number): number => {
     if (ref2 === 0) return cfg.minPoints;
@@ -149,12 +204,25 @@ export function clusterPoints(
     const iz = coords[3 * v + 2];
     let total = 0;
     let k = 27 * v;
-    for (let dz = -1; dz <= 1; dz++) {
-      for (let dy = -1; dy <= 1; dy++) {
-        for (let dx = -1; dx <= 1; dx++) {
-          const id = table.find(packKey(ix + dx, iy + dy, iz + dz));
-          nbr[k++] = id;
-          if (id >= 0) total += counts[id];
+    if (useDense) {
+      const c = (iz - oz) * sz + (iy - oy) * sy + (ix - ox);
+      for (let dz = -sz; dz <= sz; dz += sz) {
+        for (let dy = -sy; dy <= sy; dy += sy) {
+          for (let dx = -1; dx <= 1; dx++) {
+            const id = grid[c + dz + dy + dx];
+            nbr[k++] = id;
+            if (id >= 0) total += counts[id];
+          }
+        }
+      }
+    } else {
+      for (let dz = -1; dz <= 1; dz++) {
+        for (let dy = -1; dy <= 1; dy++) {
+          for (let dx = -1; dx <= 1; dx++) {
+            const id = table!.find(packKey(ix + dx, iy + dy, iz + dz));
+            nbr[k++] = id;
+            if (id >= 0) total += counts[id];
+          }
         }
       }
     }
@@ -198,5 +266,9 @@ export function clusterPoints(
     const v = voxelOf[i];
     if (v >= 0) labels[i] = voxelLabel[v];
   }
+  // Leave the dense grid empty for the next call: only the cells of this call's voxels were set.
+  if (useDense)
+    for (let v = 0; v < V; v++)
+      grid[(coords[3 * v + 2] - oz) * sz + (coords[3 * v + 1] - oy) * sy + (coords[3 * v] - ox)] = -1;
   return { labels, count };
 }

@@ -208,13 +208,14 @@ export function segmentGround(pts: XYZ, config: Partial<GroundConfig> = {}): Gro
   const hasLine = new Uint8Array(S);
   const accR = new Float64Array(B);
   const accZ = new Float64Array(B);
+  const binHas = new Uint8Array(B);
   for (let s = 0; s < S; s++) {
     // The near-vehicle plane's slope along this segment: the prior for lines the data cannot fix.
     const theta = ((s + 0.5) / S) * TWO_PI - Math.PI;
     const planeSlope = plane[0] * Math.cos(theta) + plane[1] * Math.sin(theta);
     const na = acceptPrototypes(proto, protoR, protoX, protoY, s * B, B, plane, planeSlope, cfg, accR, accZ);
     if (na > 0) {
-      fitBinLines(accR, accZ, na, s * B, B, binM, cfg, planeSlope, slope, intercept);
+      fitBinLines(accR, accZ, na, s * B, B, binM, cfg, planeSlope, slope, intercept, binHas);
       hasLine[s] = 1;
     }
   }
@@ -281,8 +282,8 @@ function acceptPrototypes(
       const tol = cfg.maxDistToLineM + cfg.slackPerM * (r - accR[na - 1]);
       let expected: number;
       if (k >= 2) {
-        const [a, c] = lineFromSums(k, sr, sz, srr, srz, cfg.maxSlope, planeSlope);
-        expected = a * r + c;
+        lineFromSums(k, sr, sz, srr, srz, cfg.maxSlope, planeSlope);
+        expected = line[0] * r + line[1];
       } else {
         expected = accZ[na - 1];
       }
@@ -321,13 +322,17 @@ function lineFromSums(
   srz: number,
   maxSlope: number,
   fallbackSlope: number,
-): [number, number] {
+): void {
   const den = k * srr - sr * sr;
   let a = den > k * k * 0.09 ? (k * srz - sr * sz) / den : fallbackSlope;
   if (a > maxSlope) a = maxSlope;
   else if (a < -maxSlope) a = -maxSlope;
-  return [a, (sz - a * sr) / k];
+  line[0] = a;
+  line[1] = (sz - a * sr) / k;
 }
+
+/** lineFromSums' result (slope, intercept): written, not allocated, once per bin and per prototype. */
+const line = new Float64Array(2);
 
 /**
  * For each bin of a segment, the line through the accepted prototypes within ±windowM/2 of the bin
@@ -346,6 +351,7 @@ function fitBinLines(
   planeSlope: number,
   slope: Float32Array,
   intercept: Float32Array,
+  has: Uint8Array,
 ): void {
   const half = cfg.windowM / 2;
   let lo = 0;
@@ -355,7 +361,7 @@ function fitBinLines(
   let srr = 0;
   let srz = 0;
   let defined = 0;
-  const has = new Uint8Array(B);
+  has.fill(0, 0, B);
   for (let b = 0; b < B; b++) {
     const rc = (b + 0.5) * binM;
     while (hi < na && accR[hi] <= rc + half) {
@@ -373,9 +379,9 @@ function fitBinLines(
       lo++;
     }
     if (hi - lo >= 2) {
-      const [a, c] = lineFromSums(hi - lo, sr, sz, srr, srz, cfg.maxSlope, planeSlope);
-      slope[base + b] = a;
-      intercept[base + b] = c;
+      lineFromSums(hi - lo, sr, sz, srr, srz, cfg.maxSlope, planeSlope);
+      slope[base + b] = line[0];
+      intercept[base + b] = line[1];
       has[b] = 1;
       defined++;
     }

@@ -177,26 +177,48 @@ export class VoxelHashMap {
     const z1 = Math.floor(fz + r) - iz;
     const max = this.cfg.maxPointsPerVoxel;
     const pts = this.points;
+    const counts = this.counts;
+    const edge = this.cfg.voxelM;
+    // Squared distance (m²) from the query to the slab of each neighbouring voxel along each axis: a voxel
+    // whose box is farther than the best match so far cannot hold a nearer point and is skipped. The own
+    // voxel is searched first, where the nearest point usually is, so most neighbours are skipped.
+    const lx = (fx - ix) * edge;
+    const ly = (fy - iy) * edge;
+    const lz = (fz - iz) * edge;
+    const gxm = lx * lx;
+    const gxp = (edge - lx) * (edge - lx);
+    const gym = ly * ly;
+    const gyp = (edge - ly) * (edge - ly);
+    const gzm = lz * lz;
+    const gzp = (edge - lz) * (edge - lz);
     let best = maxDistM * maxDistM;
     let bestV = -1;
     let bestJ = 0;
-    for (let a = x0; a <= x1; a++) {
-      for (let b = y0; b <= y1; b++) {
-        for (let c = z0; c <= z1; c++) {
-          const v = this.table.get(ix + a, iy + b, iz + c);
-          if (v < 0) continue;
-          const base = 3 * max * v;
-          const n = this.counts[v];
-          for (let j = 0; j < n; j++) {
-            const k = base + 3 * j;
-            const dx = pts[k] - x;
-            const dy = pts[k + 1] - y;
-            const dz = pts[k + 2] - z;
-            const d2 = dx * dx + dy * dy + dz * dz;
-            if (d2 < best) {
-              best = d2;
-              bestV = v;
-              bestJ = k;
+    for (let pass = 0; pass < 2; pass++) {
+      for (let a = x0; a <= x1; a++) {
+        const gx = a < 0 ? gxm : a > 0 ? gxp : 0;
+        for (let b = y0; b <= y1; b++) {
+          const gxy = gx + (b < 0 ? gym : b > 0 ? gyp : 0);
+          for (let c = z0; c <= z1; c++) {
+            const own = a === 0 && b === 0 && c === 0;
+            if (own !== (pass === 0)) continue;
+            // Not when the box is within rounding of the best: only voxels that surely cannot win are skipped.
+            if (gxy + (c < 0 ? gzm : c > 0 ? gzp : 0) > best * (1 + 1e-9)) continue;
+            const v = this.table.get(ix + a, iy + b, iz + c);
+            if (v < 0) continue;
+            const base = 3 * max * v;
+            const n = counts[v];
+            for (let j = 0; j < n; j++) {
+              const k = base + 3 * j;
+              const dx = pts[k] - x;
+              const dy = pts[k + 1] - y;
+              const dz = pts[k + 2] - z;
+              const d2 = dx * dx + dy * dy + dz * dz;
+              if (d2 < best) {
+                best = d2;
+                bestV = v;
+                bestJ = k;
+              }
             }
           }
         }

@@ -14,7 +14,8 @@ import {
 import { LIGHT } from '../scenario.ts';
 import { SpatialGrid } from '../spatialGrid.ts';
 import { DEFAULT_IDM, idmAcceleration, type IdmConfig } from './idm.ts';
-import { interact, type InteractionContext, type YieldPlan } from './idmInteraction.ts';
+import { type InteractionContext, scanReference, type YieldPlan } from './idmInteraction.ts';
+import { beginScan, freeRoadAccel, scanNeighbours, scanScratch } from './idmScan.ts';
 import { brakingDistance, idmStopAcceleration } from './idmStop.ts';
 import type { Policy } from './policy.ts';
 import { segmentHitsBox } from './segmentHitsBox.ts';
@@ -174,6 +175,19 @@ export class IdmPolicy implements Policy {
   };
   /** What the interaction steps (idmInteraction.ts) read and update. */
   private readonly ctx: InteractionContext;
+  /**
+   * Scan the neighbours with the batched loop (idmScan.ts, per-agent terms hoisted out of the per-neighbour
+   * work); false: the per-neighbour reference (idmInteraction.ts). Both give the same trajectories bit for bit.
+   */
+  batched = true;
+  private readonly scan = scanScratch();
+  /** The agent being scanned, for the occlusion test the batched scan calls back (bound once, no closure per agent). */
+  private scanEnv: SimEnv | null = null;
+  private scanG = 0;
+  private readonly occludedForScan = (j: number): boolean => {
+    const env = this.scanEnv!;
+    return this.occluded(env, this.scanG, j, env.scenarioOf[this.scanG]);
+  };
 
   constructor(cfg: Partial<IdmAgentConfig> = {}) {
     this.cfg = { ...DEFAULT_IDM_AGENT, ...cfg };
@@ -358,8 +372,10 @@ export class IdmPolicy implements Policy {
     const idm = this.idm;
     this.agentIdm?.(g, idm);
     idm.desiredSpeedMps = Math.max(st.v0, 0.01);
-    st.accel =
-      st.v0 <= 0 ? -cfg.idm.comfortDecelMps2 * Math.min(1, st.v) : idmAcceleration(idm, st.v, Infinity);
+    // The batched scan's per-agent terms include the free-road acceleration: computed once, used twice.
+    if (this.batched) beginScan(this.scan, env, g, st, idm, this.plan);
+    if (st.v0 <= 0) st.accel = -cfg.idm.comfortDecelMps2 * Math.min(1, st.v);
+    else st.accel = this.batched ? freeRoadAccel(this.scan) : idmAcceleration(idm, st.v, Infinity);
     st.free = st.accel;
     st.accelLeader = st.free;
     this.scanAround(env, g, li);
@@ -466,27 +482,15 @@ export class IdmPolicy implements Policy {
     st.leaderClosing = 0;
     st.stopGap = Infinity;
     st.laneW = li >= 0 ? m.laneWidth[li] : 3.5;
-    const range = st.range;
-    const grid = this.grid;
-    const reach = Math.ceil(range / grid.cellM);
-    const cx = grid.cellOf(st.x);
-    const cy = grid.cellOf(st.y);
-    const { start, items } = grid;
-    for (let ox = -reach; ox <= reach; ox++) {
-      for (let oy = -reach; oy <= reach; oy++) {
-        const b = grid.bucket(cx + ox, cy + oy, si);
-        for (let p = start[b]; p < start[b + 1]; p++) {
-          const j = items[p];
-          if (j === g || env.scenarioOf[j] !== si) continue;
-          const dx = env.x[j] - st.x;
-          const dy = env.y[j] - st.y;
-          if (dx * dx + dy * dy > range * range) continue;
-          if (cfg.occlusion && env.typeCode[j] === TYPE_CODE.pedestrian && this.occluded(env, g, j, si))
-            continue;
-          interact(this.ctx, env, g, j, li, dx, dy);
-        }
-      }
+    this.scanEnv = env;
+    this.scanG = g;
+    if (this.batched) {
+      scanNeighbours(this.scan, cfg, this.idm, st, this.plan, env, this.grid, g, li, this.occludedForScan);
+      this.scanEnv = null;
+      return;
     }
+    scanReference(this.ctx, env, this.grid, g, li, this.occludedForScan);
+    this.scanEnv = null;
   }
 
   /** 4. Red (and yellow, when stopping is comfortable) lights on this lane or the next. */

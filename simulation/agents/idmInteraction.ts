@@ -5,6 +5,7 @@ import { halfExtentAcross, halfExtentAlong } from './boxExtent.ts';
 import { idmAcceleration, type IdmConfig } from './idm.ts';
 import type { ControlScratch, IdmAgentConfig } from './idmAgent.ts';
 import { idmStopAcceleration } from './idmStop.ts';
+import type { SpatialGrid } from '../spatialGrid.ts';
 
 /** My planned positions and headings at the yield-check times (the first `count` entries). */
 export interface YieldPlan {
@@ -20,6 +21,41 @@ export interface InteractionContext {
   idm: IdmConfig;
   st: ControlScratch;
   plan: YieldPlan;
+}
+
+/**
+ * Steps 3 and 3b for agent g over every visible agent within st.range, nearest cells first, one interact()
+ * call each: the per-neighbour reference that idmScan.ts batches (the same trajectories bit for bit).
+ */
+export function scanReference(
+  ctx: InteractionContext,
+  env: SimEnv,
+  grid: SpatialGrid,
+  g: number,
+  li: number,
+  occluded: (j: number) => boolean,
+): void {
+  const { cfg, st } = ctx;
+  const si = env.scenarioOf[g];
+  const range = st.range;
+  const reach = Math.ceil(range / grid.cellM);
+  const cx = grid.cellOf(st.x);
+  const cy = grid.cellOf(st.y);
+  const { start, items } = grid;
+  for (let ox = -reach; ox <= reach; ox++) {
+    for (let oy = -reach; oy <= reach; oy++) {
+      const b = grid.bucket(cx + ox, cy + oy, si);
+      for (let p = start[b]; p < start[b + 1]; p++) {
+        const j = items[p];
+        if (j === g || env.scenarioOf[j] !== si) continue;
+        const dx = env.x[j] - st.x;
+        const dy = env.y[j] - st.y;
+        if (dx * dx + dy * dy > range * range) continue;
+        if (cfg.occlusion && env.typeCode[j] === TYPE_CODE.pedestrian && occluded(j)) continue;
+        interact(ctx, env, g, j, li, dx, dy);
+      }
+    }
+  }
 }
 
 /** 3, one agent j (dx, dy from me): my leader, a neighbour-lane gap for lane changes, or a conflict to yield to. */

@@ -122,3 +122,24 @@ describe('clustering', () => {
     expect(Array.from(few.labels)).toEqual([-1, -1]);
   });
 });
+
+describe('dense voxel index', () => {
+  it('gives the hash table path’s labels exactly (same voxel ids, same clusters)', () => {
+    const rnd = mulberry32(11);
+    const { pts } = blobs(
+      Array.from({ length: 40 }, () => ({
+        c: [(rnd() * 2 - 1) * 38, (rnd() * 2 - 1) * 38, rnd() * 2 - 1] as [number, number, number],
+        half: [0.2 + rnd() * 2, 0.2 + rnd() * 2, 0.2 + rnd()] as [number, number, number],
+        n: 5 + Math.floor(rnd() * 300),
+      })),
+      Array.from({ length: 500 }, () => [(rnd() * 2 - 1) * 45, (rnd() * 2 - 1) * 45, (rnd() * 2 - 1) * 3]),
+    );
+    const dense = clusterPoints(pts, null);
+    const hash = clusterPoints(pts, null, {}, 'hash');
+    expect(dense.count).toBeGreaterThan(20);
+    expect(dense.count).toBe(hash.count);
+    expect(Array.from(dense.labels)).toEqual(Array.from(hash.labels));
+    // A second call reuses the dense grid: it must start empty again.
+    expect(Array.from(clusterPoints(pts, null).labels)).toEqual(Array.from(hash.labels));
+  });
+});

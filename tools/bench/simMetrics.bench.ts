@@ -1,9 +1,11 @@
 // Sim Agents metric benchmark (issue 14, point 6): agent-steps per second of N = 32 seeded rollouts of
 // 100 synthetic scenarios × 100 agents (stepping) plus every official feature and likelihood (scoring).
 import os from 'node:os';
+import type { IdmPolicy } from '../../simulation/agents/idmAgent.ts';
 import { AGENTS } from '../../simulation/agents/registry.ts';
+import type { NoisyPolicy } from '../../simulation/agents/stochastic.ts';
 import { runPolicy } from '../../simulation/agents/policy.ts';
-import { SimEnv } from '../../simulation/env.ts';
+import { ACTION_STRIDE, SimEnv } from '../../simulation/env.ts';
 import { allocateScenarioRollouts, type ScenarioRollouts } from '../../simulation/metrics/wosac/rollouts.ts';
 import { meanWosacScores, scoreScenarioRollouts } from '../../simulation/metrics/wosac/score.ts';
 import { LIGHT, type Scenario } from '../../simulation/scenario.ts';
@@ -81,16 +83,38 @@ function cpuS(): number {
   return (u.user + u.system) / 1e6;
 }
 
-/** N seeded stochastic IDM rollouts of every scenario (the environment's rollout index picks each one's draws). */
-export function idmRollouts(scenarios: Scenario[], N: number): ScenarioRollouts[] {
+/**
+ * N seeded stochastic IDM rollouts of every scenario (the environment's rollout index picks each one's draws);
+ * `batched` false scans neighbours with the per-neighbour reference (the same trajectories, slower).
+ */
+export function idmRollouts(scenarios: Scenario[], N: number, batched = true): ScenarioRollouts[] {
   const samples = scenarios.map((s) => allocateScenarioRollouts(s, N));
   for (let n = 0; n < N; n++) {
     const env = new SimEnv(scenarios, {}, new Int32Array(scenarios.length).fill(n));
-    runPolicy(env, AGENTS.idm({ seed: 1 }));
+    const policy = AGENTS.idm({ seed: 1 }) as NoisyPolicy;
+    (policy.base as IdmPolicy).batched = batched;
+    runPolicy(env, policy);
     collect(env, scenarios, samples, n);
   }
   return samples;
 }
+
+/** The anchor: the core alone (bicycle dynamics + collision + off-road, constant actions) over the same scenarios, N times. */
+function coreRollouts(scenarios: Scenario[], N: number): void {
+  for (let n = 0; n < N; n++) {
+    const env = new SimEnv(scenarios, {}, new Int32Array(scenarios.length).fill(n));
+    env.reset();
+    env.setDynamics('bicycle');
+    for (let g = 0; g < env.n; g++) {
+      env.actions[g * ACTION_STRIDE] = 0.2;
+      env.actions[g * ACTION_STRIDE + 1] = 0.001;
+    }
+    while (!env.done) env.step();
+  }
+}
+
+/** Rollouts of the anchors (core, per-neighbour reference): fewer than N, the rate per agent-step is the same. */
+const ANCHOR_ROLLOUTS = 4;
 
 export const benchmarks: Benchmark[] = [
   {
@@ -109,6 +133,14 @@ export const benchmarks: Benchmark[] = [
       const scores = scenarios.map((s, i) => scoreScenarioRollouts(s, samples[i]));
       const t2 = performance.now();
       const c2 = cpuS();
+      // Anchors in the same run: the core stepping simple agents, and the per-neighbour reference scan.
+      const nA = Math.min(N, ANCHOR_ROLLOUTS);
+      coreRollouts(warm, 1);
+      const c3 = cpuS();
+      coreRollouts(scenarios, nA);
+      const c4 = cpuS();
+      idmRollouts(scenarios, nA, false);
+      const c5 = cpuS();
       const agents = scenarios.reduce((p, s) => p + s.agents.ids.length, 0);
       const steps = SIM_BENCH.numSteps - SIM_BENCH.currentStep - 1;
       const agentSteps = agents * steps * N;
@@ -126,6 +158,13 @@ export const benchmarks: Benchmark[] = [
         metricsAgentStepsPerCpuSec: Math.round(agentSteps / (c2 - c1)),
         metricsUsPerAgentStep: +(((c2 - c1) / agentSteps) * 1e6).toFixed(3),
         steppingCpuS: +(c1 - c0).toFixed(2),
+        // Anchors (same scenarios, nA rollouts): the core alone, and IDM with the per-neighbour reference scan.
+        coreAgentStepsPerCpuSec: Math.round((agentSteps * nA) / N / (c4 - c3)),
+        referenceSteppingAgentStepsPerCpuSec: Math.round((agentSteps * nA) / N / (c5 - c4)),
+        // Rates as a share of the core's (1 = as fast as stepping simple agents).
+        steppingOverCore: +((c4 - c3) / nA / ((c1 - c0) / N)).toFixed(3),
+        overallOverCore: +((c4 - c3) / nA / ((c2 - c0) / N)).toFixed(3),
+        steppingSpeedupVsReference: +((c5 - c4) / nA / ((c1 - c0) / N)).toFixed(2),
         metricsCpuS: +(c2 - c1).toFixed(2),
         // Wall clock (shared machine: includes time other processes held the core).
         agentStepsPerSec: Math.round(agentSteps / ((t2 - t0) / 1000)),

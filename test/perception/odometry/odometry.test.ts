@@ -173,3 +173,45 @@ describe('voxel hash map', () => {
     expect(m.nearest(10.5, 0.5, 0.5, 0.5, nb)).toBe(true);
   });
 });
+
+describe('voxel hash map nearest search', () => {
+  it('finds what a brute-force search over the voxels it may reach finds (pruned voxels cannot win)', () => {
+    let seed = 12345;
+    const rnd = () => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 4294967296;
+    const m = new VoxelHashMap({ voxelM: 1, maxPointsPerVoxel: 20, planarity: 0.02, minPlanePoints: 6 });
+    const world = new Float32Array(3 * 4000);
+    for (let i = 0; i < world.length; i++) world[i] = (rnd() * 2 - 1) * 6;
+    m.addPoints(world);
+    // The points the map kept: every point of the input that a zero-radius query finds again.
+    const kept: number[] = [];
+    const nb = { x: 0, y: 0, z: 0, voxel: -1, dist2: 0 };
+    for (let i = 0; i < world.length; i += 3)
+      if (m.nearest(world[i], world[i + 1], world[i + 2], 1e-6, nb))
+        kept.push(world[i], world[i + 1], world[i + 2]);
+    expect(kept.length / 3).toBeGreaterThan(500);
+    let found = 0;
+    for (let q = 0; q < 2000; q++) {
+      const x = (rnd() * 2 - 1) * 6;
+      const y = (rnd() * 2 - 1) * 6;
+      const z = (rnd() * 2 - 1) * 6;
+      const maxD = 0.1 + rnd() * 0.9; // within one voxel edge: the search covers every voxel the ball reaches
+      let best = maxD * maxD;
+      let bi = -1;
+      for (let k = 0; k < kept.length; k += 3) {
+        const d2 = (kept[k] - x) ** 2 + (kept[k + 1] - y) ** 2 + (kept[k + 2] - z) ** 2;
+        if (d2 < best) {
+          best = d2;
+          bi = k;
+        }
+      }
+      const hit = m.nearest(x, y, z, maxD, nb);
+      expect(hit).toBe(bi >= 0);
+      if (hit) {
+        found++;
+        expect(nb.dist2).toBe(best);
+        expect([nb.x, nb.y, nb.z]).toEqual([kept[bi], kept[bi + 1], kept[bi + 2]]);
+      }
+    }
+    expect(found).toBeGreaterThan(200);
+  });
+});
