@@ -69,9 +69,14 @@ export function readLearnedModel(onnx: string): { bytes: Uint8Array; spec: Learn
   };
 }
 
+/** Rows per onnxruntime run on the inference thread: small enough that a run's intermediates stay in cache. */
+export const INFERENCE_CHUNK_ROWS = 512;
+
 /**
  * A synchronous front to an onnxruntime session on a worker thread: the caller blocks (Atomics.wait)
  * while the worker runs the batch, so the learned agent fits the simulator's synchronous Policy.act.
+ * Streamed use (`begin` → write rows, `ready` → `finish`) lets the worker infer the rows already
+ * written while the caller writes the next: observation and inference overlap on two cores.
  */
 export class SyncInference {
   private worker: Worker | null = null;
@@ -79,6 +84,7 @@ export class SyncInference {
   private obsBuf: Float32Array<ArrayBufferLike> = new Float32Array(0);
   private outBuf: Float32Array<ArrayBufferLike> = new Float32Array(0);
   private capacity = 0;
+  private rows = 0;
   private errBuf: Uint8Array<ArrayBufferLike> = new Uint8Array(0);
 
   constructor(
@@ -86,11 +92,12 @@ export class SyncInference {
     readonly obsSize: number,
     readonly actions: number,
     readonly threads = 2,
+    readonly chunkRows = INFERENCE_CHUNK_ROWS,
   ) {}
 
   private start(capacity: number): void {
     this.close();
-    const ctrl = new SharedArrayBuffer(8);
+    const ctrl = new SharedArrayBuffer(16);
     const obs = new SharedArrayBuffer(capacity * this.obsSize * 4);
     const out = new SharedArrayBuffer(capacity * this.actions * 4);
     const err = new SharedArrayBuffer(1024);
@@ -109,6 +116,7 @@ export class SyncInference {
         err,
         obsSize: this.obsSize,
         actions: this.actions,
+        chunkRows: this.chunkRows,
       },
     });
     w.unref();
@@ -126,20 +134,46 @@ export class SyncInference {
     }
   }
 
-  /** Logits [n, actions] of the observations [n, obsSize] (a view valid until the next call). */
-  run(obs: Float32Array, n: number): Float32Array {
+  /**
+   * Start a request of n rows: returns the (shared) buffer to write the observations [n, obsSize]
+   * into; the worker starts on each chunk as soon as `ready` says its rows are written.
+   */
+  begin(n: number): Float32Array<ArrayBufferLike> {
     if (n > this.capacity || !this.worker) this.start(Math.max(n, 256, Math.ceil(this.capacity * 1.5)));
-    if (n === 0) return this.outBuf.subarray(0, 0);
-    this.obsBuf.set(obs.subarray(0, n * this.obsSize));
+    this.rows = n;
+    const view = this.obsBuf.subarray(0, n * this.obsSize);
+    if (n === 0) return view;
+    Atomics.store(this.ctrl, 2, 0);
     this.ctrl[1] = n;
     Atomics.store(this.ctrl, 0, 1);
     Atomics.notify(this.ctrl, 0);
+    return view;
+  }
+
+  /** The first `rows` rows of the buffer `begin` returned are written. */
+  ready(rows: number): void {
+    Atomics.store(this.ctrl, 2, rows);
+    Atomics.notify(this.ctrl, 2);
+  }
+
+  /** Wait for the request's logits [n, actions] (a view valid until the next request). */
+  finish(): Float32Array<ArrayBufferLike> {
+    const n = this.rows;
+    if (n === 0) return this.outBuf.subarray(0, 0);
+    this.ready(n);
     this.waitWhile(1, 'run');
     const state = Atomics.load(this.ctrl, 0);
     Atomics.store(this.ctrl, 0, 4);
     if (state !== 2)
       throw new Error(`learned agent: inference failed: ${this.lastError() || 'unknown error'}`);
     return this.outBuf.subarray(0, n * this.actions);
+  }
+
+  /** Logits [n, actions] of the observations [n, obsSize] (a view valid until the next call). */
+  run(obs: Float32Array, n: number): Float32Array<ArrayBufferLike> {
+    const buf = this.begin(n);
+    buf.set(obs.subarray(0, n * this.obsSize));
+    return this.finish();
   }
 
   private lastError(): string {
@@ -160,7 +194,6 @@ export class LearnedPolicy implements Policy {
   readonly bins: ActionBins;
   readonly observer: Observer;
   private agents: Int32Array<ArrayBufferLike> = new Int32Array(0);
-  private obs = new Float32Array(0);
   private action = new Int32Array(0);
   private logp = new Float32Array(0);
   private keys = new Uint32Array(0);
@@ -192,14 +225,17 @@ export class LearnedPolicy implements Policy {
     this.rules?.act(env);
     const agents = (this.agents = drivenAgents(env, this.agents, this.rules?.ruled));
     const n = agents.length;
-    const size = this.observer.size;
-    if (this.obs.length < n * size) this.obs = new Float32Array(n * size);
     if (this.action.length < n) {
       this.action = new Int32Array(n);
       this.logp = new Float32Array(n);
     }
-    this.observer.observe(env, agents, this.obs.subarray(0, n * size));
-    const logits = this.inference.run(this.obs, n);
+    // Observed straight into the inference thread's buffer, which infers each chunk once it is written.
+    const inf = this.inference;
+    this.observer.observe(env, agents, inf.begin(n), {
+      every: inf.chunkRows,
+      ready: (rows) => inf.ready(rows),
+    });
+    const logits = inf.finish();
     const t = env.stepCount;
     const mode = this.opts.seed === undefined ? 'argmax' : 'sample';
     selectActions(

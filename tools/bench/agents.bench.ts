@@ -48,7 +48,6 @@ async function rollout(
     const si = env.scenarioOf[g];
     keys[g] = agentKey(0, env.scenarios[si].id, env.rollout[si], env.rowOf[g]);
   }
-  const size = observer.size;
   const t = { observe: 0, infer: 0, select: 0, step: 0 };
   // CPU time of the whole process (every thread, onnxruntime's included): on a shared, loaded machine
   // wall time mostly measures the neighbours.
@@ -58,7 +57,6 @@ async function rollout(
     return (u.user + u.system) / 1000;
   };
   let agentSteps = 0;
-  let obs = new Float32Array(0);
   let action = new Int32Array(0);
   let logp = new Float32Array(0);
   let agents: Int32Array<ArrayBufferLike> = new Int32Array(0);
@@ -67,15 +65,20 @@ async function rollout(
     const t0 = performance.now();
     agents = drivenAgents(env, agents);
     const n = agents.length;
-    if (obs.length < n * size) obs = new Float32Array(n * size);
     if (action.length < n) {
       action = new Int32Array(n);
       logp = new Float32Array(n);
     }
-    observer.observe(env, agents, obs.subarray(0, n * size));
+    // As LearnedPolicy.act: observed into the inference thread's buffer, chunks inferred as they are
+    // written; `infer` is the wait for the rest after the last row.
+    const buf = inference.begin(n);
+    observer.observe(env, agents, buf, {
+      every: inference.chunkRows,
+      ready: (rows) => inference.ready(rows),
+    });
     const t1 = performance.now();
     const c1 = cpuMs();
-    const logits = inference.run(obs, n);
+    const logits = inference.finish();
     const t2 = performance.now();
     const c2 = cpuMs();
     const step = env.stepCount;
