@@ -2,6 +2,8 @@
 // batched request at a time through shared memory, so the simulator's synchronous step can wait on it.
 import { workerData } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
+import { selectActions } from '../training/policyStep.ts';
+import { uniformAt } from './agentNoise.ts';
 
 interface Init {
   model: Uint8Array;
@@ -10,6 +12,12 @@ interface Init {
   obs: SharedArrayBuffer;
   out: SharedArrayBuffer;
   err: SharedArrayBuffer;
+  /** Per row: the agent's noise key (in), the chosen action and its log-probability (out). */
+  key: SharedArrayBuffer;
+  action: SharedArrayBuffer;
+  logp: SharedArrayBuffer;
+  /** [temperature] of the sampled actions. */
+  temperature: SharedArrayBuffer;
   obsSize: number;
   actions: number;
   /** Rows per onnxruntime run (a request is cut into fixed chunks [0, c), [c, 2c), …). */
@@ -17,12 +25,17 @@ interface Init {
 }
 
 // ctrl[0]: 1 request, 2 done, 3 failed, 4 ready / idle; ctrl[1]: rows of the request; ctrl[2]: rows the
-// main thread has written so far (it observes while this thread infers the rows already written).
+// main thread has written so far (it observes while this thread infers the rows already written);
+// ctrl[3]: actions to pick per chunk (0 none, 1 argmax, 2 sampled with uniformAt(key, ctrl[4], 11)).
 const init = workerData as Init;
 const ctrl = new Int32Array(init.ctrl);
 const obs = new Float32Array(init.obs);
 const out = new Float32Array(init.out);
 const err = new Uint8Array(init.err);
+const key = new Uint32Array(init.key);
+const action = new Int32Array(init.action);
+const logp = new Float32Array(init.logp);
+const temperature = new Float64Array(init.temperature);
 
 /** The main thread is blocked while we fail, so the reason goes into shared memory, not a message. */
 function fail(e: unknown): void {
@@ -86,7 +99,22 @@ async function serve(): Promise<void> {
         const x = scratch.subarray(0, (b - a) * D);
         x.set(obs.subarray(a * D, b * D));
         const res = await session.run({ obs: new ort.Tensor('float32', x, [b - a, D]) });
-        out.set(res.logits.data as Float32Array, a * init.actions);
+        const logits = res.logits.data as Float32Array;
+        out.set(logits, a * init.actions);
+        const mode = ctrl[3];
+        if (mode !== 0) {
+          const step = ctrl[4];
+          selectActions(
+            logits,
+            b - a,
+            init.actions,
+            mode === 2 ? 'sample' : 'argmax',
+            (q) => uniformAt(key[a + q], step, 11),
+            action.subarray(a, b),
+            logp.subarray(a, b),
+            temperature[0],
+          );
+        }
       }
       signal(2);
     } catch (e) {
