@@ -94,18 +94,26 @@ export class Observer {
 
   /**
    * Observations of `agents` (global agent indices; default: every controlled agent) into `out`
-   * (agents.length × size floats, allocated when omitted). Invalid agents get all zeros.
+   * (agents.length × size floats, allocated when omitted). Invalid agents get all zeros. `rowsDone`
+   * is told every `every` rows how many rows are complete (a consumer may start on them meanwhile).
    */
-  observe(env: SimEnv, agents?: Int32Array, out?: Float32Array): { agents: Int32Array; obs: Float32Array } {
+  observe<F extends Float32Array<ArrayBufferLike> = Float32Array>(
+    env: SimEnv,
+    agents?: Int32Array,
+    out?: F,
+    rowsDone?: { every: number; ready: (rows: number) => void },
+  ): { agents: Int32Array; obs: F } {
     const list =
       agents ?? Int32Array.from({ length: env.n }, (_, g) => g).filter((g) => env.controlled[g] === 1);
-    const obs = out ?? new Float32Array(list.length * this.size);
+    const obs = out ?? (new Float32Array(list.length * this.size) as F);
     obs.fill(0);
     const r = this.cfg.radiusM;
     this.grid.build(env.n, env.x, env.y, env.live, env.scenarioOf, Math.max(10, r / 2));
     const off = observationOffsets(this.cfg);
     this.probe?.sync(env);
+    const every = rowsDone ? rowsDone.every : 0;
     for (let q = 0; q < list.length; q++) {
+      if (every > 0 && q > 0 && q % every === 0) rowsDone!.ready(q);
       const g = list[q];
       if (!env.live[g]) continue;
       const o = q * this.size;

@@ -117,13 +117,10 @@ export function adamW(opts: AdamWOptions = {}): Optimizer {
           v.set(p.name, (vk = new A(x.length)));
         }
         const shrink = decays(p) ? 1 - lr * o.weightDecay : 1;
-        for (let i = 0; i < x.length; i++) {
-          const gi = g[i];
-          const mi = b1 * mk[i] + (1 - b1) * gi;
-          const vi = b2 * vk[i] + (1 - b2) * gi * gi;
-          mk[i] = mi;
-          vk[i] = vi;
-          x[i] = x[i] * shrink - (stepSize * mi) / (Math.sqrt(vi) / sqrtBc2 + eps);
+        if (x instanceof Float32Array && g instanceof Float32Array && mk instanceof Float32Array) {
+          adamWUpdate32(x, g, mk, vk as Float32Array, b1, b2, shrink, stepSize, sqrtBc2, eps);
+        } else {
+          adamWUpdate(x, g, mk, vk, b1, b2, shrink, stepSize, sqrtBc2, eps);
         }
       });
     },
@@ -143,4 +140,54 @@ export function adamW(opts: AdamWOptions = {}): Optimizer {
       t = s.scalars.t ?? 0;
     },
   };
+}
+
+// The AdamW update of one parameter, once per array type: a loop that only ever sees Float32Arrays
+// compiles to plain float loads and stores (the mixed one goes through a polymorphic access per element).
+function adamWUpdate32(
+  x: Float32Array,
+  g: Float32Array,
+  mk: Float32Array,
+  vk: Float32Array,
+  b1: number,
+  b2: number,
+  shrink: number,
+  stepSize: number,
+  sqrtBc2: number,
+  eps: number,
+): void {
+  const c1 = 1 - b1;
+  const c2 = 1 - b2;
+  for (let i = 0; i < x.length; i++) {
+    const gi = g[i];
+    const mi = b1 * mk[i] + c1 * gi;
+    const vi = b2 * vk[i] + c2 * gi * gi;
+    mk[i] = mi;
+    vk[i] = vi;
+    x[i] = x[i] * shrink - (stepSize * mi) / (Math.sqrt(vi) / sqrtBc2 + eps);
+  }
+}
+
+function adamWUpdate(
+  x: FloatArray,
+  g: FloatArray,
+  mk: FloatArray,
+  vk: FloatArray,
+  b1: number,
+  b2: number,
+  shrink: number,
+  stepSize: number,
+  sqrtBc2: number,
+  eps: number,
+): void {
+  const c1 = 1 - b1;
+  const c2 = 1 - b2;
+  for (let i = 0; i < x.length; i++) {
+    const gi = g[i];
+    const mi = b1 * mk[i] + c1 * gi;
+    const vi = b2 * vk[i] + c2 * gi * gi;
+    mk[i] = mi;
+    vk[i] = vi;
+    x[i] = x[i] * shrink - (stepSize * mi) / (Math.sqrt(vi) / sqrtBc2 + eps);
+  }
 }

@@ -9,8 +9,8 @@ import { startTsWorker } from '../../core/workers.ts';
 import type { SimEnv } from '../env.ts';
 import { type ObservationConfig, Observer, observationSize } from '../observation.ts';
 import { ActionBins, type ActionBinsConfig } from '../training/actionBins.ts';
-import { drivenAgents, selectActions, writeActions } from '../training/policyStep.ts';
-import { agentKey, uniformAt } from './agentNoise.ts';
+import { drivenAgents, writeActions } from '../training/policyStep.ts';
+import { agentKey } from './agentNoise.ts';
 import type { Policy } from './policy.ts';
 import { RuleAgents } from './ruleAgents.ts';
 
@@ -69,9 +69,14 @@ export function readLearnedModel(onnx: string): { bytes: Uint8Array; spec: Learn
   };
 }
 
+/** Rows per onnxruntime run on the inference thread: small enough that a run's intermediates stay in cache. */
+export const INFERENCE_CHUNK_ROWS = 512;
+
 /**
  * A synchronous front to an onnxruntime session on a worker thread: the caller blocks (Atomics.wait)
  * while the worker runs the batch, so the learned agent fits the simulator's synchronous Policy.act.
+ * Streamed use (`begin` → write rows, `ready` → `finish`) lets the worker infer the rows already
+ * written while the caller writes the next: observation and inference overlap on two cores.
  */
 export class SyncInference {
   private worker: Worker | null = null;
@@ -79,22 +84,36 @@ export class SyncInference {
   private obsBuf: Float32Array<ArrayBufferLike> = new Float32Array(0);
   private outBuf: Float32Array<ArrayBufferLike> = new Float32Array(0);
   private capacity = 0;
+  private rows = 0;
   private errBuf: Uint8Array<ArrayBufferLike> = new Uint8Array(0);
+  private keyBuf: Uint32Array<ArrayBufferLike> = new Uint32Array(0);
+  private actionBuf: Int32Array<ArrayBufferLike> = new Int32Array(0);
+  private logpBuf: Float32Array<ArrayBufferLike> = new Float32Array(0);
+  private temperatureBuf: Float64Array<ArrayBufferLike> = new Float64Array(1);
 
   constructor(
     readonly model: Uint8Array,
     readonly obsSize: number,
     readonly actions: number,
     readonly threads = 2,
+    readonly chunkRows = INFERENCE_CHUNK_ROWS,
   ) {}
 
   private start(capacity: number): void {
     this.close();
-    const ctrl = new SharedArrayBuffer(8);
+    const ctrl = new SharedArrayBuffer(32);
     const obs = new SharedArrayBuffer(capacity * this.obsSize * 4);
     const out = new SharedArrayBuffer(capacity * this.actions * 4);
     const err = new SharedArrayBuffer(1024);
+    const key = new SharedArrayBuffer(capacity * 4);
+    const action = new SharedArrayBuffer(capacity * 4);
+    const logp = new SharedArrayBuffer(capacity * 4);
+    const temperature = new SharedArrayBuffer(8);
     this.errBuf = new Uint8Array(err);
+    this.keyBuf = new Uint32Array(key);
+    this.actionBuf = new Int32Array(action);
+    this.logpBuf = new Float32Array(logp);
+    this.temperatureBuf = new Float64Array(temperature);
     this.ctrl = new Int32Array(ctrl);
     this.obsBuf = new Float32Array(obs);
     this.outBuf = new Float32Array(out);
@@ -107,8 +126,13 @@ export class SyncInference {
         obs,
         out,
         err,
+        key,
+        action,
+        logp,
+        temperature,
         obsSize: this.obsSize,
         actions: this.actions,
+        chunkRows: this.chunkRows,
       },
     });
     w.unref();
@@ -126,20 +150,62 @@ export class SyncInference {
     }
   }
 
-  /** Logits [n, actions] of the observations [n, obsSize] (a view valid until the next call). */
-  run(obs: Float32Array, n: number): Float32Array {
+  /**
+   * Start a request of n rows: returns the (shared) buffer to write the observations [n, obsSize]
+   * into; the worker starts on each chunk as soon as `ready` says its rows are written. With `pick`,
+   * the worker also picks each row's action from its chunk's logits (selectActions; sampled rows draw
+   * uniformAt(keys[q], step, 11)), read back with `picked()` after `finish`.
+   */
+  begin(
+    n: number,
+    pick?: { mode: 'argmax' | 'sample'; keys: ArrayLike<number>; step: number; temperature?: number },
+  ): Float32Array<ArrayBufferLike> {
     if (n > this.capacity || !this.worker) this.start(Math.max(n, 256, Math.ceil(this.capacity * 1.5)));
-    if (n === 0) return this.outBuf.subarray(0, 0);
-    this.obsBuf.set(obs.subarray(0, n * this.obsSize));
+    this.rows = n;
+    const view = this.obsBuf.subarray(0, n * this.obsSize);
+    if (n === 0) return view;
+    this.ctrl[3] = pick ? (pick.mode === 'sample' ? 2 : 1) : 0;
+    if (pick) {
+      for (let q = 0; q < n; q++) this.keyBuf[q] = pick.keys[q];
+      this.ctrl[4] = pick.step;
+      this.temperatureBuf[0] = pick.temperature ?? 1;
+    }
+    Atomics.store(this.ctrl, 2, 0);
     this.ctrl[1] = n;
     Atomics.store(this.ctrl, 0, 1);
     Atomics.notify(this.ctrl, 0);
+    return view;
+  }
+
+  /** The first `rows` rows of the buffer `begin` returned are written. */
+  ready(rows: number): void {
+    Atomics.store(this.ctrl, 2, rows);
+    Atomics.notify(this.ctrl, 2);
+  }
+
+  /** Wait for the request's logits [n, actions] (a view valid until the next request). */
+  finish(): Float32Array<ArrayBufferLike> {
+    const n = this.rows;
+    if (n === 0) return this.outBuf.subarray(0, 0);
+    this.ready(n);
     this.waitWhile(1, 'run');
     const state = Atomics.load(this.ctrl, 0);
     Atomics.store(this.ctrl, 0, 4);
     if (state !== 2)
       throw new Error(`learned agent: inference failed: ${this.lastError() || 'unknown error'}`);
     return this.outBuf.subarray(0, n * this.actions);
+  }
+
+  /** The actions and log-probabilities the worker picked in the last request (`begin` with `pick`). */
+  picked(): { action: Int32Array<ArrayBufferLike>; logp: Float32Array<ArrayBufferLike> } {
+    return { action: this.actionBuf.subarray(0, this.rows), logp: this.logpBuf.subarray(0, this.rows) };
+  }
+
+  /** Logits [n, actions] of the observations [n, obsSize] (a view valid until the next call). */
+  run(obs: Float32Array, n: number): Float32Array<ArrayBufferLike> {
+    const buf = this.begin(n);
+    buf.set(obs.subarray(0, n * this.obsSize));
+    return this.finish();
   }
 
   private lastError(): string {
@@ -160,9 +226,7 @@ export class LearnedPolicy implements Policy {
   readonly bins: ActionBins;
   readonly observer: Observer;
   private agents: Int32Array<ArrayBufferLike> = new Int32Array(0);
-  private obs = new Float32Array(0);
-  private action = new Int32Array(0);
-  private logp = new Float32Array(0);
+  private rowKeys = new Uint32Array(0);
   private keys = new Uint32Array(0);
   /** Parked vehicles and pedestrians, where the model leaves them to rules. */
   readonly rules: RuleAgents | null;
@@ -192,27 +256,23 @@ export class LearnedPolicy implements Policy {
     this.rules?.act(env);
     const agents = (this.agents = drivenAgents(env, this.agents, this.rules?.ruled));
     const n = agents.length;
-    const size = this.observer.size;
-    if (this.obs.length < n * size) this.obs = new Float32Array(n * size);
-    if (this.action.length < n) {
-      this.action = new Int32Array(n);
-      this.logp = new Float32Array(n);
-    }
-    this.observer.observe(env, agents, this.obs.subarray(0, n * size));
-    const logits = this.inference.run(this.obs, n);
-    const t = env.stepCount;
-    const mode = this.opts.seed === undefined ? 'argmax' : 'sample';
-    selectActions(
-      logits,
-      n,
-      this.bins.count,
-      mode,
-      (q) => uniformAt(this.keys[agents[q]], t, 11),
-      this.action,
-      this.logp,
-      this.opts.temperature,
-    );
-    writeActions(env, agents, this.action, this.bins);
+    if (this.rowKeys.length < n) this.rowKeys = new Uint32Array(Math.ceil(n * 1.5));
+    for (let q = 0; q < n; q++) this.rowKeys[q] = this.keys[agents[q]];
+    // Observed straight into the inference thread's buffer; that thread infers each chunk once it is
+    // written and picks its actions, while this one observes the next.
+    const inf = this.inference;
+    const pick = {
+      mode: this.opts.seed === undefined ? ('argmax' as const) : ('sample' as const),
+      keys: this.rowKeys,
+      step: env.stepCount,
+      temperature: this.opts.temperature,
+    };
+    this.observer.observe(env, agents, inf.begin(n, pick), {
+      every: inf.chunkRows,
+      ready: (rows) => inf.ready(rows),
+    });
+    inf.finish();
+    writeActions(env, agents, inf.picked().action, this.bins);
   }
 }
 

@@ -24,6 +24,12 @@ export interface AgentModelConfig {
   clipGradNorm: number;
   /** onnxruntime intra-op threads (the project's VMs have 2 cores). */
   threads: number;
+  /**
+   * Let idle onnxruntime threads spin-wait between kernels. Off by default: the learner alternates
+   * short onnxruntime runs with JavaScript (simulator, optimizer), and spinning threads burn the core
+   * that work (or a neighbour) needs.
+   */
+  spin: boolean;
 }
 
 export const DEFAULT_AGENT_MODEL: AgentModelConfig = {
@@ -34,6 +40,7 @@ export const DEFAULT_AGENT_MODEL: AgentModelConfig = {
   lr: 1e-3,
   clipGradNorm: 1,
   threads: 2,
+  spin: false,
 };
 
 /** One minibatch of the training graph (see lossGraph): rows of obs with their labels and weights. */
@@ -80,12 +87,13 @@ export class AgentModel {
       clipGradNorm: cfg.clipGradNorm,
       outputs: lg.terms,
       threads: cfg.threads,
+      spin: cfg.spin,
     });
     const inf = inferenceGraph(net);
     const infer = await nn.GraphSession.create(
       inf.graph,
       { logits: inf.logits, value: inf.value },
-      { threads: cfg.threads },
+      { threads: cfg.threads, spin: cfg.spin },
     );
     return new AgentModel(cfg, net, optimizer, trainer, infer, inf);
   }

@@ -46,7 +46,14 @@ export async function collectExperience(
   const rewards = new Float32Array(T * n);
   const values = new Float32Array(T * n);
   const valid = new Uint8Array(T * n);
-  const steps: { agents: Int32Array; obs: Float32Array; action: Int32Array; logp: Float32Array }[] = [];
+  // Rows are written once, straight into growing buffers (no per-step arrays copied at the end).
+  const steps: Int32Array[] = [];
+  let rowsUsed = 0;
+  let obsRows = new Float32Array(0);
+  let actionRows = new Int32Array(0);
+  let logpRows = new Float32Array(0);
+  const r = new Float32Array(n);
+  const inf = { collided: new Uint8Array(n), offroad: new Uint8Array(n), redLight: new Uint8Array(n) };
   const everColl = new Uint8Array(n);
   const everOff = new Uint8Array(n);
   const everRed = new Uint8Array(n);
@@ -54,17 +61,25 @@ export async function collectExperience(
   for (let t = 0; t < T && !env.done; t++) {
     const agents = drivenAgents(env);
     const m = agents.length;
-    const obs = new Float32Array(m * D);
+    if ((rowsUsed + m) * D > obsRows.length) {
+      const cap = Math.max(rowsUsed + m, Math.ceil(rowsUsed * 1.5), 1024);
+      obsRows = grow(obsRows, cap * D);
+      actionRows = grow(actionRows, cap);
+      logpRows = grow(logpRows, cap);
+    }
+    const obs = obsRows.subarray(rowsUsed * D, (rowsUsed + m) * D);
+    const action = actionRows.subarray(rowsUsed, rowsUsed + m);
+    const logp = logpRows.subarray(rowsUsed, rowsUsed + m);
     observer.observe(env, agents, obs);
     const { logits, value } = await model.evaluate(obs, m);
-    const action = new Int32Array(m);
-    const logp = new Float32Array(m);
     selectActions(logits, m, A, 'sample', () => rng.uniform(), action, logp);
     writeActions(env, agents, action, model.bins);
     tracker.before(env);
     env.step();
-    const r = new Float32Array(m);
-    const inf = { collided: new Uint8Array(m), offroad: new Uint8Array(m), redLight: new Uint8Array(m) };
+    r.fill(0, 0, m);
+    inf.collided.fill(0, 0, m);
+    inf.offroad.fill(0, 0, m);
+    inf.redLight.fill(0, 0, m);
     tracker.after(env, agents, r, inf);
     for (let q = 0; q < m; q++) {
       const g = agents[q];
@@ -77,18 +92,19 @@ export async function collectExperience(
       everOff[g] |= inf.offroad[q];
       everRed[g] |= inf.redLight[q];
     }
-    steps.push({ agents, obs, action, logp });
+    steps.push(agents);
+    rowsUsed += m;
   }
   // The scenario's end is a time limit, not a terminal state: no bootstrap value is kept (the value
   // after the last step counts 0), a simplification that slightly undervalues the last seconds.
   const { advantages, returns } = gae(rewards, values, valid, T, n, gaeCfg);
   normaliseAdvantages(advantages, valid);
-  const count = steps.reduce((s, x) => s + x.agents.length, 0);
+  const count = rowsUsed;
   const out: Experience = {
     count,
-    obs: new Float32Array(count * D),
-    action: new Int32Array(count),
-    logp: new Float32Array(count),
+    obs: obsRows.subarray(0, count * D),
+    action: actionRows.subarray(0, count),
+    logp: logpRows.subarray(0, count),
     advantage: new Float32Array(count),
     return: new Float32Array(count),
     meanEpisodeReturn: 0,
@@ -98,16 +114,13 @@ export async function collectExperience(
     infractionRate: 0,
   };
   let i = 0;
-  steps.forEach((s, t) => {
-    out.obs.set(s.obs, i * D);
-    out.action.set(s.action, i);
-    out.logp.set(s.logp, i);
-    for (let q = 0; q < s.agents.length; q++) {
-      const k = t * n + s.agents[q];
+  steps.forEach((agents, t) => {
+    for (let q = 0; q < agents.length; q++) {
+      const k = t * n + agents[q];
       out.advantage[i + q] = advantages[k];
       out.return[i + q] = returns[k];
     }
-    i += s.agents.length;
+    i += agents.length;
   });
   let agentsDriven = 0;
   let ret = 0;
@@ -131,4 +144,11 @@ export async function collectExperience(
   out.redLightRate = red / d;
   out.infractionRate = any / d;
   return out;
+}
+
+/** A copy of `a` in a new array of `size` elements (the rest zero). */
+function grow<T extends Float32Array | Int32Array>(a: T, size: number): T {
+  const b = new (a.constructor as new (n: number) => T)(size);
+  b.set(a);
+  return b;
 }

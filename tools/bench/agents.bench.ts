@@ -3,14 +3,14 @@
 import os from 'node:os';
 import { Rng } from '../../core/rng.ts';
 import { readLearnedModel, SHIPPED_AGENT_MODEL, SyncInference } from '../../simulation/agents/learned.ts';
-import { agentKey, uniformAt } from '../../simulation/agents/agentNoise.ts';
+import { agentKey } from '../../simulation/agents/agentNoise.ts';
 import { SimEnv } from '../../simulation/env.ts';
 import { Observer, observationSize } from '../../simulation/observation.ts';
 import { ActionBins } from '../../simulation/training/actionBins.ts';
 import { AgentModel } from '../../simulation/training/agentModel.ts';
 import { collectExperience } from '../../simulation/training/closedLoop.ts';
 import { DEFAULT_PPO, ppoUpdate } from '../../simulation/training/ppo.ts';
-import { drivenAgents, selectActions, writeActions } from '../../simulation/training/policyStep.ts';
+import { drivenAgents, writeActions } from '../../simulation/training/policyStep.ts';
 import { generateTown } from '../../simulation/town/town.ts';
 import { controlAllPresent } from '../../simulation/training/evaluate.ts';
 import type { Scenario } from '../../simulation/scenario.ts';
@@ -48,7 +48,6 @@ async function rollout(
     const si = env.scenarioOf[g];
     keys[g] = agentKey(0, env.scenarios[si].id, env.rollout[si], env.rowOf[g]);
   }
-  const size = observer.size;
   const t = { observe: 0, infer: 0, select: 0, step: 0 };
   // CPU time of the whole process (every thread, onnxruntime's included): on a shared, loaded machine
   // wall time mostly measures the neighbours.
@@ -58,29 +57,29 @@ async function rollout(
     return (u.user + u.system) / 1000;
   };
   let agentSteps = 0;
-  let obs = new Float32Array(0);
-  let action = new Int32Array(0);
-  let logp = new Float32Array(0);
+  const rowKeys = new Uint32Array(env.n);
   let agents: Int32Array<ArrayBufferLike> = new Int32Array(0);
   while (!env.done) {
     const c0 = cpuMs();
     const t0 = performance.now();
     agents = drivenAgents(env, agents);
     const n = agents.length;
-    if (obs.length < n * size) obs = new Float32Array(n * size);
-    if (action.length < n) {
-      action = new Int32Array(n);
-      logp = new Float32Array(n);
-    }
-    observer.observe(env, agents, obs.subarray(0, n * size));
+    // As LearnedPolicy.act: observed into the inference thread's buffer, chunks inferred and their
+    // actions picked there as they are written; `infer` is the wait for the rest after the last row,
+    // `select` now only writes the picked actions.
+    const step = env.stepCount;
+    for (let q = 0; q < n; q++) rowKeys[q] = keys[agents[q]];
+    const buf = inference.begin(n, { mode: 'sample', keys: rowKeys, step });
+    observer.observe(env, agents, buf, {
+      every: inference.chunkRows,
+      ready: (rows) => inference.ready(rows),
+    });
     const t1 = performance.now();
     const c1 = cpuMs();
-    const logits = inference.run(obs, n);
+    inference.finish();
     const t2 = performance.now();
     const c2 = cpuMs();
-    const step = env.stepCount;
-    selectActions(logits, n, bins.count, 'sample', (q) => uniformAt(keys[agents[q]], step, 11), action, logp);
-    writeActions(env, agents, action, bins);
+    writeActions(env, agents, inference.picked().action, bins);
     const t3 = performance.now();
     const c3 = cpuMs();
     env.step();
