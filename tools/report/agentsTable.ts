@@ -85,7 +85,6 @@ export const TABLE_AGENTS: Record<string, string> = {
   'DAgger (shipped)': 'models/agent.onnx',
   'RTR (λ ≤ 10)': 'models/agent-rtr-lambda10.onnx',
   'EMA-PG': 'models/agent-emapg.onnx',
-  'CAT-K (held-out fold)': `${FOLDS_AGENT_PREFIX}models/agent-real.json`,
 };
 
 export interface AgentsTableRow {
