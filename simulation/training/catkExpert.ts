@@ -2,6 +2,7 @@
 // models", CVPR 2025): among the policy's top-K actions, the one whose next state stays closest to the log.
 import { ACTION_STRIDE, type SimEnv } from '../env.ts';
 import { bicycleStep } from '../dynamics/bicycle.ts';
+import { boxesOverlap } from '../metrics/collision.ts';
 import type { ActionBins } from './actionBins.ts';
 
 export interface CatkConfig {
@@ -12,9 +13,14 @@ export interface CatkConfig {
    * compares one token of 0.5 s; one 0.1 s step barely separates the bins).
    */
   horizonS: number;
+  /**
+   * Drop candidates whose end box overlaps another agent's (the others carried on at their current velocity),
+   * unless every candidate does: the log's track may run through agents the rollout has moved (ours).
+   */
+  avoidOverlap: boolean;
 }
 
-export const DEFAULT_CATK: CatkConfig = { topK: 5, horizonS: 0.5 };
+export const DEFAULT_CATK: CatkConfig = { topK: 5, horizonS: 0.5, avoidOverlap: false };
 
 /** Mean distance between the four corners of two boxes of the same size (CAT-K's contour distance), m. */
 export function cornerDistanceM(
@@ -126,12 +132,30 @@ export function catkLabel(
       env.length[g],
       env.width[g],
     );
-    if (d < bestD) {
-      bestD = d;
+    // An overlapping candidate counts only when nothing else is left (its distance pushed past all others).
+    const cost = cfg.avoidOverlap && overlapsOthers(env, g, sx[0], sy[0], syaw[0], steps) ? d + 1e6 : d;
+    if (cost < bestD) {
+      bestD = cost;
       best = b;
     }
   }
   return best;
+}
+
+/** Whether agent g's box at (x, y, yaw) overlaps another present agent of its scenario carried on at its velocity. */
+function overlapsOthers(env: SimEnv, g: number, x: number, y: number, yaw: number, steps: number): boolean {
+  const si = env.scenarioOf[g];
+  const tS = steps * env.dtS;
+  const reach = env.length[g] + 40;
+  for (let o = env.offsets[si]; o < env.offsets[si + 1]; o++) {
+    if (o === g || !env.present[o] || !env.valid[o]) continue;
+    const ox = env.x[o] + env.vx[o] * tS;
+    const oy = env.y[o] + env.vy[o] * tS;
+    if (Math.abs(ox - x) > reach || Math.abs(oy - y) > reach) continue;
+    if (boxesOverlap(x, y, yaw, env.length[g], env.width[g], ox, oy, env.yaw[o], env.length[o], env.width[o]))
+      return true;
+  }
+  return false;
 }
 
 /** Whether a scenario is a real log (no synthetic town's traffic or long-tail oracle drove it). */

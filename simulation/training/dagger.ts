@@ -32,8 +32,8 @@ export interface DaggerConfig {
   catk: CatkConfig;
 }
 
-export type RealExpert = 'idm' | 'catk';
-export const REAL_EXPERTS: readonly RealExpert[] = ['idm', 'catk'];
+export type RealExpert = 'idm' | 'catk' | 'catk-safe';
+export const REAL_EXPERTS: readonly RealExpert[] = ['idm', 'catk', 'catk-safe'];
 
 export const DEFAULT_DAGGER: DaggerConfig = {
   stepsPerRound: 300,
@@ -90,7 +90,11 @@ export async function daggerRollout(
   const bins = model.bins;
   const A = bins.count;
   const chunks: { obs: Float32Array; action: Int32Array }[] = [];
-  const catkScenario = env.scenarios.map((s) => expertOf.realExpert === 'catk' && isRealLog(s.source));
+  const catkScenario = env.scenarios.map((s) => expertOf.realExpert !== 'idm' && isRealLog(s.source));
+  const catk = {
+    ...expertOf.catk,
+    avoidOverlap: expertOf.catk.avoidOverlap || expertOf.realExpert === 'catk-safe',
+  };
   const drove = new Uint8Array(env.n);
   const off = new Uint8Array(env.n);
   const coll = new Uint8Array(env.n);
@@ -119,7 +123,7 @@ export async function daggerRollout(
       if (catkScenario[env.scenarioOf[g]]) {
         // CAT-K: the label is one of the policy's own top-K bins, the one nearest the log; executed
         // at rate β like any expert action. No logged state ahead: no label, the learner's action.
-        label[q] = catkLabel(env, g, logits, q, bins, expertOf.catk);
+        label[q] = catkLabel(env, g, logits, q, bins, catk);
         const b = label[q] >= 0 ? label[q] : mine[q];
         e = { accel: bins.accelOf(b), curvature: bins.curvatureOf(b) };
       } else {

@@ -207,7 +207,7 @@ export function register(program: Command): void {
     )
     .option(
       '--real-expert <expert>',
-      `DAgger's expert on real logs: idm (log-conditioned IDM, as on towns) or catk (CAT-K: of the policy's top-K actions the one nearest the log) (default: ${DEFAULT_TRAIN_AGENTS.dagger.realExpert})`,
+      `DAgger's expert on real logs: idm (log-conditioned IDM, as on towns) catk (CAT-K: of the policy's top-K actions the one nearest the log) or catk-safe (CAT-K without the actions that would overlap another agent) (default: ${DEFAULT_TRAIN_AGENTS.dagger.realExpert})`,
     )
     .option('--seed <s>', 'random seed', intOption('--seed', 0), 1)
     .option('--json', 'print the summary as one JSON line')

@@ -52,13 +52,44 @@ describe('CAT-K relabelling', () => {
     logits[straight] = 3; // most likely: carry on, 1 m off
     logits[left] = 2; // drifts further away
     logits[right] = 1; // least likely of the three, but steers back
-    expect(catkLabel(env, 0, logits, 0, bins, { topK: 3, horizonS: 1 })).toBe(right);
+    expect(catkLabel(env, 0, logits, 0, bins, { topK: 3, horizonS: 1, avoidOverlap: false })).toBe(right);
     // With K = 2 the right turn is not a candidate: of those two, straight stays nearer.
-    expect(catkLabel(env, 0, logits, 0, bins, { topK: 2, horizonS: 1 })).toBe(straight);
+    expect(catkLabel(env, 0, logits, 0, bins, { topK: 2, horizonS: 1, avoidOverlap: false })).toBe(straight);
+    // Something where the steer-back would end: with avoidOverlap the label keeps clear of it.
+    const s2 = controlAllPresent([
+      { ...straightRoadScenario({ numAgents: 2, numSteps: 41, spacingM: 1000 }), source: 'womd' },
+    ])[0];
+    const env2 = new SimEnv([s2]);
+    env2.reset();
+    env2.y[0] += 1;
+    const back = { x: 0, y: 0, yaw: 0 };
+    {
+      // Where the chosen right turn ends after 1 s, from env2's state.
+      const probe = new SimEnv([s2]);
+      probe.reset();
+      probe.y[0] += 1;
+      probe.setDynamics('bicycle');
+      for (let t = 0; t < 10; t++) {
+        probe.actions[0] = bins.accelOf(right);
+        probe.actions[1] = bins.curvatureOf(right);
+        probe.step();
+      }
+      back.x = probe.x[0];
+      back.y = probe.y[0];
+      back.yaw = probe.yaw[0];
+    }
+    // A small object (0.4 m box) just right of where the steer-back ends, clear of the straight path.
+    env2.x[1] = back.x;
+    env2.y[1] = back.y - 1.1;
+    env2.yaw[1] = 0;
+    env2.length[1] = env2.width[1] = 0.4;
+    env2.vx[1] = env2.vy[1] = 0;
+    expect(catkLabel(env2, 0, logits, 0, bins, { topK: 3, horizonS: 1, avoidOverlap: false })).toBe(right);
+    expect(catkLabel(env2, 0, logits, 0, bins, { topK: 3, horizonS: 1, avoidOverlap: true })).toBe(straight);
     // No valid logged state ahead: no label.
     const T = s.numSteps;
     for (let t = s.currentStep + 1; t < T; t++) s.agents.valid[t] = 0;
-    expect(catkLabel(env, 0, logits, 0, bins, { topK: 3, horizonS: 1 })).toBe(-1);
+    expect(catkLabel(env, 0, logits, 0, bins, { topK: 3, horizonS: 1, avoidOverlap: false })).toBe(-1);
   });
 
   it('fine-tunes the shipped model from its ONNX (same outputs before training) with CAT-K labels on a real log', async () => {
