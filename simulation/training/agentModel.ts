@@ -1,6 +1,8 @@
 // The trainable agent policy: network, the one training session of every mode, an inference session on
 // the live parameters, ONNX export with its metadata, and checkpoints a killed run resumes from.
+import fs from 'node:fs';
 import * as nn from '../../core/nn/index.ts';
+import { decodeModel } from '../../core/nn/onnxProto.ts';
 import { DEFAULT_OBSERVATION, type ObservationConfig, observationSize } from '../observation.ts';
 import { ActionBins, type ActionBinsConfig, DEFAULT_ACTION_BINS } from './actionBins.ts';
 import {
@@ -164,6 +166,10 @@ export class AgentModel {
 
   /** Only the parameters of another run's checkpoint (e.g. RTR starting from a BC run). */
   async loadWeights(path: string): Promise<void> {
+    if (path.endsWith('.onnx')) {
+      this.net.params.load(onnxParams(fs.readFileSync(path), this.net.params.list(), path));
+      return;
+    }
     const { tensors } = await nn.readSafetensors(path);
     const params = new Map<string, ArrayLike<number>>();
     for (const [k, t] of tensors) if (k.startsWith('param/')) params.set(k.slice(6), t.data as Float32Array);
@@ -174,4 +180,30 @@ export class AgentModel {
     await this.trainer.dispose();
     await this.infer.dispose();
   }
+}
+
+/**
+ * The parameters baked into an exported agent.onnx (its initializers carry the parameter names), so a
+ * shipped model can start a fine-tuning run (`--init models/agent.onnx`) without its training checkpoint.
+ */
+export function onnxParams(
+  bytes: Uint8Array,
+  wanted: readonly { name: string; data: ArrayLike<number> }[],
+  what: string,
+): Map<string, Float32Array> {
+  const init = new Map(decodeModel(bytes).graph.initializer.map((t) => [t.name, t]));
+  const out = new Map<string, Float32Array>();
+  for (const p of wanted) {
+    const t = init.get(p.name);
+    const raw = t?.rawData;
+    const data = raw?.length
+      ? new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength))
+      : Float32Array.from(t?.floatData ?? []);
+    if (!t || data.length !== p.data.length)
+      throw new Error(
+        `${what}: no parameter '${p.name}' of ${p.data.length} values (not a model of this network and observation)`,
+      );
+    out.set(p.name, data);
+  }
+  return out;
 }

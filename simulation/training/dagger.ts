@@ -8,6 +8,7 @@ import type { Scenario } from '../scenario.ts';
 import { ActionBins } from './actionBins.ts';
 import type { AgentModel } from './agentModel.ts';
 import type { DemoSet } from './demoData.ts';
+import { catkLabel, type CatkConfig, DEFAULT_CATK, isRealLog } from './catkExpert.ts';
 import { LogExpert } from './logExpert.ts';
 import { drivenAgents, selectActions } from './policyStep.ts';
 
@@ -22,7 +23,17 @@ export interface DaggerConfig {
   logDemoShare: number;
   /** Most samples the aggregated set keeps (past it, new samples replace random old ones). */
   maxSamples: number;
+  /**
+   * Expert on real logs (no town program drove them): `idm` the log-conditioned IDM of the towns, `catk`
+   * CAT-K relabelling towards the log (catkExpert.ts). Towns always use the log-conditioned IDM.
+   */
+  realExpert: RealExpert;
+  /** CAT-K's candidates and horizon (catkExpert.ts DEFAULT_CATK). */
+  catk: CatkConfig;
 }
+
+export type RealExpert = 'idm' | 'catk' | 'catk-safe';
+export const REAL_EXPERTS: readonly RealExpert[] = ['idm', 'catk', 'catk-safe'];
 
 export const DEFAULT_DAGGER: DaggerConfig = {
   stepsPerRound: 300,
@@ -30,6 +41,8 @@ export const DEFAULT_DAGGER: DaggerConfig = {
   sampleStride: 2,
   logDemoShare: 0.5,
   maxSamples: 120_000,
+  realExpert: 'idm',
+  catk: DEFAULT_CATK,
 };
 
 /** The expert's share of the executed actions in round r (0-based). */
@@ -63,6 +76,7 @@ export async function daggerRollout(
   beta: number,
   ruleAgents: boolean,
   sampleStride: number,
+  expertOf: { realExpert: RealExpert; catk: CatkConfig } = DEFAULT_DAGGER,
 ): Promise<DaggerRollout> {
   const env = new SimEnv(scenarios);
   env.reset();
@@ -76,6 +90,11 @@ export async function daggerRollout(
   const bins = model.bins;
   const A = bins.count;
   const chunks: { obs: Float32Array; action: Int32Array }[] = [];
+  const catkScenario = env.scenarios.map((s) => expertOf.realExpert !== 'idm' && isRealLog(s.source));
+  const catk = {
+    ...expertOf.catk,
+    avoidOverlap: expertOf.catk.avoidOverlap || expertOf.realExpert === 'catk-safe',
+  };
   const drove = new Uint8Array(env.n);
   const off = new Uint8Array(env.n);
   const coll = new Uint8Array(env.n);
@@ -99,17 +118,28 @@ export async function daggerRollout(
       // Pedestrians and other objects (driven by the network only without rule agents): IDM's
       // treatment, keep speed and heading.
       const t = env.typeCode[g];
-      const e =
-        t === TYPE_CODE.vehicle || t === TYPE_CODE.cyclist
-          ? expert.decide(env, g)
-          : { accel: 0, curvature: 0 };
-      label[q] = bins.index(
-        ActionBins.nearest(bins.accel, e.accel),
-        ActionBins.nearest(bins.curvature, e.curvature),
-      );
-      if (label[q] === mine[q]) agree++;
-      labelled++;
       const o = g * ACTION_STRIDE;
+      let e: { accel: number; curvature: number };
+      if (catkScenario[env.scenarioOf[g]]) {
+        // CAT-K: the label is one of the policy's own top-K bins, the one nearest the log; executed
+        // at rate β like any expert action. No logged state ahead: no label, the learner's action.
+        label[q] = catkLabel(env, g, logits, q, bins, catk);
+        const b = label[q] >= 0 ? label[q] : mine[q];
+        e = { accel: bins.accelOf(b), curvature: bins.curvatureOf(b) };
+      } else {
+        e =
+          t === TYPE_CODE.vehicle || t === TYPE_CODE.cyclist
+            ? expert.decide(env, g)
+            : { accel: 0, curvature: 0 };
+        label[q] = bins.index(
+          ActionBins.nearest(bins.accel, e.accel),
+          ActionBins.nearest(bins.curvature, e.curvature),
+        );
+      }
+      if (label[q] >= 0) {
+        if (label[q] === mine[q]) agree++;
+        labelled++;
+      }
       if (rng.uniform() < beta) {
         env.actions[o] = e.accel;
         env.actions[o + 1] = e.curvature;
@@ -119,7 +149,7 @@ export async function daggerRollout(
       }
       drove[g] = 1;
     }
-    if (keep && m > 0) chunks.push({ obs, action: label });
+    if (keep && m > 0) chunks.push(labelledRows(obs, label, D));
     env.step();
     for (let q = 0; q < m; q++) {
       const g = agents[q];
@@ -153,6 +183,22 @@ export async function daggerRollout(
     collisionRate: c / Math.max(d, 1),
     agreement: agree / Math.max(labelled, 1),
   };
+}
+
+/** The rows of a step that carry a label (CAT-K leaves agents without a logged state ahead unlabelled). */
+function labelledRows(obs: Float32Array, label: Int32Array, D: number) {
+  let n = 0;
+  for (let q = 0; q < label.length; q++) if (label[q] >= 0) n++;
+  if (n === label.length) return { obs, action: label };
+  const o = new Float32Array(n * D);
+  const a = new Int32Array(n);
+  let k = 0;
+  for (let q = 0; q < label.length; q++)
+    if (label[q] >= 0) {
+      o.set(obs.subarray(q * D, (q + 1) * D), k * D);
+      a[k++] = label[q];
+    }
+  return { obs: o, action: a };
 }
 
 /** The aggregated DAgger set: a DemoSet that grows up to a cap, then replaces random old samples. */

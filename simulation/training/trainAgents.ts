@@ -303,7 +303,7 @@ async function daggerRounds(
       { length: Math.min(cfg.scenariosPerIteration, logged.length) },
       () => logged[rng.int(logged.length)],
     );
-    const roll = await daggerRollout(model, picks, rng, beta, cfg.ruleAgents, dc.sampleStride);
+    const roll = await daggerRollout(model, picks, rng, beta, cfg.ruleAgents, dc.sampleStride, dc);
     set.add(roll.obs, roll.action, roll.count, rng);
     let ce = 0;
     for (let k = 0; k < dc.stepsPerRound; k++) {

@@ -9,6 +9,7 @@ import { prepareScenarioSources } from '../../simulation/scenarioSources.ts';
 import { DEFAULT_TRAIN_AGENTS, trainAgents, type TrainMode } from '../../simulation/training/trainAgents.ts';
 import { intOption, numberOption } from '../numberOption.ts';
 import { DEFAULT_OBSERVATION } from '../../simulation/observation.ts';
+import { REAL_EXPERTS, type RealExpert } from '../../simulation/training/dagger.ts';
 
 export interface TrainAgentsCliOptions {
   mode: string;
@@ -26,6 +27,7 @@ export interface TrainAgentsCliOptions {
   init?: string;
   ruleAgents?: boolean;
   stepsPerRound?: number;
+  realExpert?: string;
   observation?: string;
   seed: number;
   json?: boolean;
@@ -48,6 +50,14 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
     throw new InputError('--observation', `must be 1 or 2, got '${obsVersion}'`);
   if (opts.stepsPerRound !== undefined && mode !== 'dagger')
     throw new InputError('--steps-per-round', 'is a DAgger option: use --mode dagger');
+  const realExpert = (opts.realExpert ?? DEFAULT_TRAIN_AGENTS.dagger.realExpert) as RealExpert;
+  if (!REAL_EXPERTS.includes(realExpert))
+    throw new InputError(
+      '--real-expert',
+      `must be one of ${REAL_EXPERTS.join(', ')}, got '${opts.realExpert}'`,
+    );
+  if (opts.realExpert !== undefined && mode !== 'dagger')
+    throw new InputError('--real-expert', 'is a DAgger option: use --mode dagger');
   // AV2 motion-forecasting Parquet is read ahead (asynchronously) for the spec's loader.
   await prepareScenarioSources(opts.scenarios);
   if (opts.evalScenarios) await prepareScenarioSources(opts.evalScenarios);
@@ -87,9 +97,11 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
       ...(opts.checkpointEvery !== undefined ? { checkpointEvery: opts.checkpointEvery } : {}),
       ruleAgents: opts.ruleAgents === true,
       model: { observation: { ...DEFAULT_OBSERVATION, version: obsVersion === '1' ? 1 : 2 } },
-      ...(opts.stepsPerRound !== undefined
-        ? { dagger: { ...DEFAULT_TRAIN_AGENTS.dagger, stepsPerRound: opts.stepsPerRound } }
-        : {}),
+      dagger: {
+        ...DEFAULT_TRAIN_AGENTS.dagger,
+        realExpert,
+        ...(opts.stepsPerRound !== undefined ? { stepsPerRound: opts.stepsPerRound } : {}),
+      },
     },
   );
   bar.stop();
@@ -178,7 +190,7 @@ export function register(program: Command): void {
     )
     .option(
       '--init <checkpoint>',
-      "start from another run's parameters (e.g. RTR from a BC run's checkpoint.safetensors)",
+      "start from another run's parameters: its checkpoint.safetensors or an exported agent.onnx (e.g. --init models/agent.onnx)",
     )
     .option(
       '--rule-agents',
@@ -192,6 +204,10 @@ export function register(program: Command): void {
       '--steps-per-round <n>',
       `DAgger optimizer steps after each round's rollouts (default: ${DEFAULT_TRAIN_AGENTS.dagger.stepsPerRound})`,
       intOption('--steps-per-round', 1),
+    )
+    .option(
+      '--real-expert <expert>',
+      `DAgger's expert on real logs: idm (log-conditioned IDM, as on towns) catk (CAT-K: of the policy's top-K actions the one nearest the log) or catk-safe (CAT-K without the actions that would overlap another agent) (default: ${DEFAULT_TRAIN_AGENTS.dagger.realExpert})`,
     )
     .option('--seed <s>', 'random seed', intOption('--seed', 0), 1)
     .option('--json', 'print the summary as one JSON line')

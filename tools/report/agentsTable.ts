@@ -3,6 +3,8 @@
 // rates, progress, ADE/FDE and the official WOSAC 2025 meta-metric over N seeded stochastic rollouts.
 // Run: npm run agents-table -- [--rollouts N] [--metric-rollouts M] [--towns K] [--longtail-count C]
 // [--real-count R] [--agent LABEL=model.onnx …] [--rows LABEL,…] [--sets WORD,…] [--json file]
+// `--sets real`: every real scenario of ../shared/data/real/motion, one table per source (WOMD, nuScenes,
+// AV2); the row `folds:<model.json>` scores each scenario with a fold model that did not train on it.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +19,7 @@ import { rolloutScenarios } from '../../simulation/rollout.ts';
 import type { Scenario } from '../../simulation/scenario.ts';
 import { loadScenarios, prepareScenarioSources } from '../../simulation/scenarioSources.ts';
 import { realData } from '../../core/paths.ts';
+import { prepareRealMotion, readRealFolds, realScenariosBySource } from './realFolds.ts';
 import { type ResultSet, resultSets } from './wosacResults.ts';
 
 /** The real scenario sets by source (folders of ../shared/data/real/motion), in the table's order. */
@@ -50,8 +53,26 @@ export function realSets(count: number): ResultSet[] {
   });
 }
 
+/** Name prefix of the per-source real sets (`--sets real`). */
+export const REAL_SET_PREFIX = 'real';
+
+/** Every real scenario of ../shared/data/real/motion, one set per source (WOMD, nuScenes, AV2). */
+export function realSourceSets(): ResultSet[] {
+  return realScenariosBySource().map(({ source, scenarios }) => ({
+    name: `${REAL_SET_PREFIX} ${source}: ${scenarios.length} scenario(s) (${scenarios.map((s) => s.id.slice(0, 8)).join(', ')})`,
+    scenarios,
+  }));
+}
+
 /** Long-tail seed of the table: training draws its long-tail scenarios from seed 1 (train-agents --seed). */
 export const HELD_OUT_LONGTAIL_SEED = 1001;
+
+/**
+ * A row scored by fold models (`folds:<model.json>`): the json's `realFolds.models` lists each model with
+ * the fold it trained on (models/real-folds.json); each scenario is rolled out by a model that did not train
+ * on it, and scenarios every model trained on are left out of the row.
+ */
+export const FOLDS_AGENT_PREFIX = 'folds:';
 
 /** Rows of the table: label → agent name of the registry or a model file (missing files are skipped). */
 export const TABLE_AGENTS: Record<string, string> = {
@@ -68,6 +89,8 @@ export const TABLE_AGENTS: Record<string, string> = {
 
 export interface AgentsTableRow {
   agent: string;
+  /** Scenarios the row was scored on (a held-out-fold row: those some fold model did not train on). */
+  scenarios: number;
   collision_rate: number;
   offroad_rate: number;
   red_light_rate: number;
@@ -76,6 +99,14 @@ export interface AgentsTableRow {
   fde_m: number;
   /** The Sim Agents (WOSAC 2025) meta-metric: the one realism number. */
   wosac_meta_metric: number;
+  /** Per scenario: its id and the same figures. */
+  per_scenario: {
+    id: string;
+    collision_rate: number;
+    offroad_rate: number;
+    progress: number;
+    wosac_meta_metric: number;
+  }[];
 }
 
 export interface AgentsTableSet {
@@ -99,7 +130,10 @@ export interface AgentsTableOptions {
   realCount: number;
   seed: number;
   agents: Record<string, string>;
-  /** Only the sets whose name starts with one of these words (WOMD, AV2, synthetic, long-tail); all when empty. */
+  /**
+   * Only the sets whose name starts with one of these words (WOMD, AV2, synthetic, long-tail, real); all
+   * when empty. `real` adds the per-source sets of every real scenario (left out otherwise).
+   */
   sets: string[];
   onSet?: (set: AgentsTableSet, seconds: number) => void;
 }
@@ -123,6 +157,37 @@ export function longtailSet(count: number, seed = HELD_OUT_LONGTAIL_SEED): Resul
   return { name: `long-tail (${count} per kind, held-back seed ${seed})`, scenarios };
 }
 
+function foldModels(spec: string): { onnx: string; trainedOn: Set<string> }[] {
+  const file = spec.slice(FOLDS_AGENT_PREFIX.length);
+  if (!fs.existsSync(file)) return [];
+  const meta = JSON.parse(fs.readFileSync(file, 'utf8')) as {
+    realFolds?: { models: { onnx: string; trainedOn: string }[] };
+  };
+  if (!meta.realFolds?.models?.length) throw new InputError(file, 'no realFolds.models list');
+  const folds = readRealFolds();
+  return meta.realFolds.models
+    .filter((m) => fs.existsSync(m.onnx))
+    .map((m) => ({ onnx: m.onnx, trainedOn: new Set((folds.folds[m.trainedOn] ?? []).map((e) => e.id)) }));
+}
+
+/** One agent on some scenarios: N seeded rollouts (replay: the log, replicated), metrics and WOSAC. */
+function rollScenarios(
+  agent: string,
+  scenarios: Scenario[],
+  N: number,
+  seed: number,
+  metricRollouts: number,
+) {
+  const make = agentByName(agent);
+  if (!make) throw new InputError(agent, 'unknown agent');
+  const stochastic = agent !== 'replay';
+  return rolloutScenarios(scenarios, () => (stochastic ? make({ seed }) : make()), {
+    rollouts: N,
+    replicate: !stochastic,
+    metricRollouts,
+  }).map((r) => ({ metrics: r.metrics, wosac: scoreScenarioRollouts(r.scenario, r.samples) }));
+}
+
 /** One agent on one set: N seeded rollouts (replay: the log, replicated), metrics and WOSAC over them. */
 export function agentRow(
   label: string,
@@ -132,18 +197,27 @@ export function agentRow(
   seed: number,
   metricRollouts = N,
 ): AgentsTableRow {
-  const make = agentByName(agent);
-  if (!make) throw new InputError(agent, 'unknown agent');
-  const stochastic = agent !== 'replay';
-  const res = rolloutScenarios(set.scenarios, () => (stochastic ? make({ seed }) : make()), {
-    rollouts: N,
-    replicate: !stochastic,
-    metricRollouts,
-  });
+  let scenarios = set.scenarios;
+  let res: ReturnType<typeof rollScenarios>;
+  if (agent.startsWith(FOLDS_AGENT_PREFIX)) {
+    const models = foldModels(agent);
+    const pick = (s: Scenario) => models.find((m) => !m.trainedOn.has(s.id));
+    scenarios = set.scenarios.filter((s) => pick(s) !== undefined);
+    const byModel = new Map<string, Scenario[]>();
+    for (const s of scenarios) byModel.set(pick(s)!.onnx, [...(byModel.get(pick(s)!.onnx) ?? []), s]);
+    const out = new Map<Scenario, ReturnType<typeof rollScenarios>[number]>();
+    for (const [onnx, list] of byModel)
+      rollScenarios(onnx, list, N, seed, metricRollouts).forEach((r, i) => out.set(list[i], r));
+    res = scenarios.map((s) => out.get(s)!);
+  } else res = rollScenarios(agent, scenarios, N, seed, metricRollouts);
   const m = meanMetrics(res.map((r) => r.metrics));
-  const w = meanWosacScores(res.map((r) => scoreScenarioRollouts(r.scenario, r.samples)));
+  const w = meanWosacScores(res.map((r) => r.wosac));
   return {
-    agent: label,
+    agent:
+      scenarios.length === set.scenarios.length
+        ? label
+        : `${label} (${scenarios.length} of ${set.scenarios.length})`,
+    scenarios: scenarios.length,
     collision_rate: m.collision_rate,
     offroad_rate: m.offroad_rate,
     red_light_rate: m.red_light_rate,
@@ -151,16 +225,30 @@ export function agentRow(
     ade_m: m.ade_m,
     fde_m: m.fde_m,
     wosac_meta_metric: w.metaMetric,
+    per_scenario: res.map((r, i) => ({
+      id: scenarios[i].id,
+      collision_rate: r.metrics.collision_rate,
+      offroad_rate: r.metrics.offroad_rate,
+      progress: r.metrics.progress,
+      wosac_meta_metric: r.wosac.metaMetric,
+    })),
   };
 }
 
 /** The whole table: the nominal sets of wosacResults (WOMD, AV2, held-back towns) and the long-tail set. */
 export function agentsTable(over: Partial<AgentsTableOptions> = {}): AgentsTableSet[] {
   const o = { ...DEFAULT_AGENTS_TABLE, ...over };
-  const agents = Object.entries(o.agents).filter(([, a]) => !a.endsWith('.onnx') || fs.existsSync(a));
+  const agents = Object.entries(o.agents).filter(
+    ([, a]) =>
+      (!a.endsWith('.onnx') && !a.startsWith(FOLDS_AGENT_PREFIX)) ||
+      fs.existsSync(a.startsWith(FOLDS_AGENT_PREFIX) ? a.slice(FOLDS_AGENT_PREFIX.length) : a),
+  );
+  // The per-source real sets (every scenario) only when asked for: `--sets real`.
+  const wantReal = o.sets.some((w) => REAL_SET_PREFIX.startsWith(w) || w.startsWith(REAL_SET_PREFIX));
   const sets: { set: ResultSet; nominal: boolean }[] = [
     ...resultSets(o.towns).map((set) => ({ set, nominal: true })),
     ...realSets(o.realCount).map((set) => ({ set, nominal: true })),
+    ...(wantReal ? realSourceSets() : []).map((set) => ({ set, nominal: true })),
     ...(o.longtailCount > 0 ? [{ set: longtailSet(o.longtailCount), nominal: false }] : []),
   ].filter(({ set }) => o.sets.length === 0 || o.sets.some((w) => set.name.startsWith(w)));
   const bar = createProgress('agents table', sets.length * agents.length);
@@ -227,6 +315,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     argValue('--metric-rollouts', DEFAULT_AGENTS_TABLE.metricRollouts),
   );
   await prepareRealSets();
+  await prepareRealMotion();
   const sets = agentsTable({
     realCount: argValue('--real-count', REAL_COUNT),
     rollouts,
