@@ -1,6 +1,8 @@
 // The trainable agent policy: network, the one training session of every mode, an inference session on
 // the live parameters, ONNX export with its metadata, and checkpoints a killed run resumes from.
+import fs from 'node:fs';
 import * as nn from '../../core/nn/index.ts';
+import { DATA_TYPE, decodeModel } from '../../core/nn/onnxProto.ts';
 import { DEFAULT_OBSERVATION, type ObservationConfig, observationSize } from '../observation.ts';
 import { ActionBins, type ActionBinsConfig, DEFAULT_ACTION_BINS } from './actionBins.ts';
 import {
@@ -156,10 +158,26 @@ export class AgentModel {
 
   /** Only the parameters of another run's checkpoint (e.g. RTR starting from a BC run). */
   async loadWeights(path: string): Promise<void> {
-    const { tensors } = await nn.readSafetensors(path);
     const params = new Map<string, ArrayLike<number>>();
-    for (const [k, t] of tensors) if (k.startsWith('param/')) params.set(k.slice(6), t.data as Float32Array);
-    this.net.params.load(params);
+    if (path.endsWith('.onnx')) {
+      // An exported model (e.g. the shipped models/agent.onnx, whose run folder is gone): its
+      // initializers carry the parameters under the same names.
+      const g = decodeModel(new Uint8Array(await fs.promises.readFile(path))).graph;
+      for (const t of g.initializer)
+        if (t.dataType === DATA_TYPE.float32 && t.rawData)
+          params.set(t.name, new Float32Array(t.rawData.slice().buffer));
+    } else {
+      const { tensors } = await nn.readSafetensors(path);
+      for (const [k, t] of tensors)
+        if (k.startsWith('param/')) params.set(k.slice(6), t.data as Float32Array);
+    }
+    try {
+      this.net.params.load(params);
+    } catch (e) {
+      throw new Error(`${path}: ${(e as Error).message} (not a model of this network and observation)`, {
+        cause: e,
+      });
+    }
   }
 
   async dispose(): Promise<void> {

@@ -22,6 +22,10 @@ export interface DaggerConfig {
   logDemoShare: number;
   /** Most samples the aggregated set keeps (past it, new samples replace random old ones). */
   maxSamples: number;
+  /** Long-tail scenarios (`--longtail`) rolled out per round, every step labelled, in a set of their own. */
+  longtailPerRound: number;
+  /** Share of each minibatch drawn from the long-tail set (taken out of the log demonstrations' share). */
+  longtailShare: number;
 }
 
 export const DEFAULT_DAGGER: DaggerConfig = {
@@ -30,6 +34,8 @@ export const DEFAULT_DAGGER: DaggerConfig = {
   sampleStride: 2,
   logDemoShare: 0.5,
   maxSamples: 120_000,
+  longtailPerRound: 16,
+  longtailShare: 0.2,
 };
 
 /** The expert's share of the executed actions in round r (0-based). */

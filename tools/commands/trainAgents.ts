@@ -26,6 +26,7 @@ export interface TrainAgentsCliOptions {
   init?: string;
   ruleAgents?: boolean;
   stepsPerRound?: number;
+  betaRounds?: number;
   observation?: string;
   seed: number;
   json?: boolean;
@@ -42,12 +43,17 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
   if (pg === 'ema' && mode === 'bc')
     throw new InputError('--pg', 'ema is a PPO option: use --mode ppo or rtr');
   if (opts.longtail && mode === 'bc')
-    throw new InputError('--longtail', 'long-tail scenarios have no demonstrations: use --mode ppo or rtr');
+    throw new InputError(
+      '--longtail',
+      'long-tail scenarios have no demonstrations: use --mode dagger, ppo or rtr',
+    );
   const obsVersion = opts.observation ?? '2';
   if (obsVersion !== '1' && obsVersion !== '2')
     throw new InputError('--observation', `must be 1 or 2, got '${obsVersion}'`);
   if (opts.stepsPerRound !== undefined && mode !== 'dagger')
     throw new InputError('--steps-per-round', 'is a DAgger option: use --mode dagger');
+  if (opts.betaRounds !== undefined && mode !== 'dagger')
+    throw new InputError('--beta-rounds', 'is a DAgger option: use --mode dagger');
   // AV2 motion-forecasting Parquet is read ahead (asynchronously) for the spec's loader.
   await prepareScenarioSources(opts.scenarios);
   if (opts.evalScenarios) await prepareScenarioSources(opts.evalScenarios);
@@ -87,9 +93,11 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
       ...(opts.checkpointEvery !== undefined ? { checkpointEvery: opts.checkpointEvery } : {}),
       ruleAgents: opts.ruleAgents === true,
       model: { observation: { ...DEFAULT_OBSERVATION, version: obsVersion === '1' ? 1 : 2 } },
-      ...(opts.stepsPerRound !== undefined
-        ? { dagger: { ...DEFAULT_TRAIN_AGENTS.dagger, stepsPerRound: opts.stepsPerRound } }
-        : {}),
+      dagger: {
+        ...DEFAULT_TRAIN_AGENTS.dagger,
+        ...(opts.stepsPerRound !== undefined ? { stepsPerRound: opts.stepsPerRound } : {}),
+        ...(opts.betaRounds !== undefined ? { betaRounds: opts.betaRounds } : {}),
+      },
     },
   );
   bar.stop();
@@ -137,7 +145,10 @@ export function register(program: Command): void {
       '--out <dir>',
       'run folder: checkpoint (resumed when present), agent.onnx, agent.json, curves.svg',
     )
-    .option('--longtail <kinds>', 'procedural long-tail scenarios for the RL term, kind[:count],… (ppo, rtr)')
+    .option(
+      '--longtail <kinds>',
+      'procedural long-tail scenarios (from --seed), kind[:count],…: the RL term of ppo/rtr, or DAgger rounds labelled by the expert following the oracle plan',
+    )
     .option(
       '--eval-scenarios <spec>',
       'held-back scenarios scored in closed loop at the end (same forms as --scenarios)',
@@ -178,7 +189,7 @@ export function register(program: Command): void {
     )
     .option(
       '--init <checkpoint>',
-      "start from another run's parameters (e.g. RTR from a BC run's checkpoint.safetensors)",
+      "start from another run's parameters: its checkpoint.safetensors or an exported agent.onnx (e.g. models/agent.onnx)",
     )
     .option(
       '--rule-agents',
@@ -192,6 +203,11 @@ export function register(program: Command): void {
       '--steps-per-round <n>',
       `DAgger optimizer steps after each round's rollouts (default: ${DEFAULT_TRAIN_AGENTS.dagger.stepsPerRound})`,
       intOption('--steps-per-round', 1),
+    )
+    .option(
+      '--beta-rounds <n>',
+      `DAgger rounds over which the expert's share of executed actions falls from 1 to 0; 0 = the learner drives from the start (default: ${DEFAULT_TRAIN_AGENTS.dagger.betaRounds})`,
+      intOption('--beta-rounds', 0),
     )
     .option('--seed <s>', 'random seed', intOption('--seed', 0), 1)
     .option('--json', 'print the summary as one JSON line')
