@@ -30,6 +30,10 @@ export interface DaggerConfig {
   realExpert: RealExpert;
   /** CAT-K's candidates and horizon (catkExpert.ts DEFAULT_CATK). */
   catk: CatkConfig;
+  /** Long-tail scenarios (`--longtail`) rolled out per round, every step labelled, in a set of their own. */
+  longtailPerRound: number;
+  /** Share of each minibatch drawn from the long-tail set (taken out of the log demonstrations' share). */
+  longtailShare: number;
 }
 
 export type RealExpert = 'idm' | 'catk' | 'catk-safe';
@@ -43,6 +47,8 @@ export const DEFAULT_DAGGER: DaggerConfig = {
   maxSamples: 120_000,
   realExpert: 'idm',
   catk: DEFAULT_CATK,
+  longtailPerRound: 16,
+  longtailShare: 0.2,
 };
 
 /** The expert's share of the executed actions in round r (0-based). */

@@ -11,7 +11,14 @@ import type { Scenario } from '../scenario.ts';
 import { AgentModel, type AgentModelConfig } from './agentModel.ts';
 import { bcStep, demoScores, emptyBatch, fillDemoRows } from './bc.ts';
 import { curvesSvg } from './curves.ts';
-import { AggregateSet, DEFAULT_DAGGER, type DaggerConfig, daggerBeta, daggerRollout } from './dagger.ts';
+import {
+  AggregateSet,
+  DEFAULT_DAGGER,
+  type DaggerConfig,
+  type DaggerRollout,
+  daggerBeta,
+  daggerRollout,
+} from './dagger.ts';
 import { buildDemoSet, type DemoSet } from './demoData.ts';
 import { DEFAULT_DUAL_ASCENT, type DualAscentConfig } from './dualAscent.ts';
 import { DEFAULT_EMA_PG, EmaAnchor, type EmaPgConfig } from './emaAnchor.ts';
@@ -94,6 +101,8 @@ export const TRAIN_FILES = {
 
 /** DAgger's aggregated set in the run folder (what a resumed DAgger run continues with). */
 export const DAGGER_SET_FILE = 'dagger-set.bin';
+/** Its long-tail counterpart (runs with --longtail). */
+export const DAGGER_LONGTAIL_SET_FILE = 'dagger-longtail-set.bin';
 
 type CurvePoint = Record<string, number>;
 
@@ -295,8 +304,17 @@ async function daggerRounds(
       ? AggregateSet.fromBytes(fs.readFileSync(setFile), model.obsSize, dc.maxSamples, setFile)
       : new AggregateSet(model.obsSize, dc.maxSamples);
   const logged = input.scenarios.map((s) => withLogRoutes(s));
+  // Long-tail scenarios carry their own routes and the oracle's plan as the ego's log: the expert
+  // follows that route at the plan's speed, braking behind whoever cuts in (IDM's leader logic).
+  const longtail = input.longtail ?? [];
+  const ltFile = path.join(input.out, DAGGER_LONGTAIL_SET_FILE);
+  const ltSet =
+    start > 0 && fs.existsSync(ltFile)
+      ? AggregateSet.fromBytes(fs.readFileSync(ltFile), model.obsSize, dc.maxSamples, ltFile)
+      : new AggregateSet(model.obsSize, dc.maxSamples);
   const b = emptyBatch(cfg.batch, model.obsSize);
   const fromLog = Math.round(cfg.batch * dc.logDemoShare);
+  const fromLt = longtail.length ? Math.round(cfg.batch * dc.longtailShare) : 0;
   for (let r = start; r < cfg.steps; r++) {
     const beta = daggerBeta(r, dc);
     const picks = Array.from(
@@ -305,9 +323,20 @@ async function daggerRounds(
     );
     const roll = await daggerRollout(model, picks, rng, beta, cfg.ruleAgents, dc.sampleStride, dc);
     set.add(roll.obs, roll.action, roll.count, rng);
+    let lt: DaggerRollout | null = null;
+    if (longtail.length) {
+      const ltPicks = Array.from(
+        { length: Math.min(dc.longtailPerRound, longtail.length) },
+        () => longtail[rng.int(longtail.length)],
+      );
+      lt = await daggerRollout(model, ltPicks, rng, beta, cfg.ruleAgents, 1);
+      ltSet.add(lt.obs, lt.action, lt.count, rng);
+    }
+    const ltRows = ltSet.count > 0 ? fromLt : 0;
     let ce = 0;
     for (let k = 0; k < dc.stepsPerRound; k++) {
-      fillDemoRows(b, demos, rng, 0, fromLog);
+      fillDemoRows(b, demos, rng, 0, fromLog - ltRows);
+      if (ltRows) fillDemoRows(b, ltSet, rng, fromLog - ltRows, fromLog);
       fillDemoRows(b, set, rng, fromLog, cfg.batch);
       b.coef = [1, 0];
       ce += (await model.step(b)).ce;
@@ -320,14 +349,25 @@ async function daggerRounds(
       agreement: roll.agreement,
       samples: set.count,
       ce: ce / Math.max(dc.stepsPerRound, 1),
+      ...(lt
+        ? {
+            longtail_offroad: lt.offroadRate,
+            longtail_collision: lt.collisionRate,
+            longtail_samples: ltSet.count,
+          }
+        : {}),
     });
     input.onProgress?.(
       r + 1,
       cfg.steps,
-      `β ${beta.toFixed(2)} off-road ${(100 * roll.offroadRate).toFixed(1)}% collision ${(100 * roll.collisionRate).toFixed(1)}% agree ${(100 * roll.agreement).toFixed(0)}% set ${set.count}`,
+      `β ${beta.toFixed(2)} off-road ${(100 * roll.offroadRate).toFixed(1)}% collision ${(100 * roll.collisionRate).toFixed(1)}% agree ${(100 * roll.agreement).toFixed(0)}% set ${set.count}` +
+        (lt
+          ? ` long-tail off-road ${(100 * lt.offroadRate).toFixed(1)}% collision ${(100 * lt.collisionRate).toFixed(1)}%`
+          : ''),
     );
     if ((r + 1) % cfg.checkpointEvery === 0 || r + 1 === cfg.steps) {
       writeFileAtomicSync(setFile, set.toBytes());
+      if (longtail.length) writeFileAtomicSync(ltFile, ltSet.toBytes());
       await save(r + 1);
     }
   }

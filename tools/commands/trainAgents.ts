@@ -28,6 +28,7 @@ export interface TrainAgentsCliOptions {
   ruleAgents?: boolean;
   stepsPerRound?: number;
   realExpert?: string;
+  betaRounds?: number;
   observation?: string;
   seed: number;
   json?: boolean;
@@ -44,7 +45,10 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
   if (pg === 'ema' && mode === 'bc')
     throw new InputError('--pg', 'ema is a PPO option: use --mode ppo or rtr');
   if (opts.longtail && mode === 'bc')
-    throw new InputError('--longtail', 'long-tail scenarios have no demonstrations: use --mode ppo or rtr');
+    throw new InputError(
+      '--longtail',
+      'long-tail scenarios have no demonstrations: use --mode dagger, ppo or rtr',
+    );
   const obsVersion = opts.observation ?? '2';
   if (obsVersion !== '1' && obsVersion !== '2')
     throw new InputError('--observation', `must be 1 or 2, got '${obsVersion}'`);
@@ -58,6 +62,8 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
     );
   if (opts.realExpert !== undefined && mode !== 'dagger')
     throw new InputError('--real-expert', 'is a DAgger option: use --mode dagger');
+  if (opts.betaRounds !== undefined && mode !== 'dagger')
+    throw new InputError('--beta-rounds', 'is a DAgger option: use --mode dagger');
   // AV2 motion-forecasting Parquet is read ahead (asynchronously) for the spec's loader.
   await prepareScenarioSources(opts.scenarios);
   if (opts.evalScenarios) await prepareScenarioSources(opts.evalScenarios);
@@ -101,6 +107,7 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
         ...DEFAULT_TRAIN_AGENTS.dagger,
         realExpert,
         ...(opts.stepsPerRound !== undefined ? { stepsPerRound: opts.stepsPerRound } : {}),
+        ...(opts.betaRounds !== undefined ? { betaRounds: opts.betaRounds } : {}),
       },
     },
   );
@@ -149,7 +156,10 @@ export function register(program: Command): void {
       '--out <dir>',
       'run folder: checkpoint (resumed when present), agent.onnx, agent.json, curves.svg',
     )
-    .option('--longtail <kinds>', 'procedural long-tail scenarios for the RL term, kind[:count],… (ppo, rtr)')
+    .option(
+      '--longtail <kinds>',
+      'procedural long-tail scenarios (from --seed), kind[:count],…: the RL term of ppo/rtr, or DAgger rounds labelled by the expert following the oracle plan',
+    )
     .option(
       '--eval-scenarios <spec>',
       'held-back scenarios scored in closed loop at the end (same forms as --scenarios)',
@@ -208,6 +218,11 @@ export function register(program: Command): void {
     .option(
       '--real-expert <expert>',
       `DAgger's expert on real logs: idm (log-conditioned IDM, as on towns) catk (CAT-K: of the policy's top-K actions the one nearest the log) or catk-safe (CAT-K without the actions that would overlap another agent) (default: ${DEFAULT_TRAIN_AGENTS.dagger.realExpert})`,
+    )
+    .option(
+      '--beta-rounds <n>',
+      `DAgger rounds over which the expert's share of executed actions falls from 1 to 0; 0 = the learner drives from the start (default: ${DEFAULT_TRAIN_AGENTS.dagger.betaRounds})`,
+      intOption('--beta-rounds', 0),
     )
     .option('--seed <s>', 'random seed', intOption('--seed', 0), 1)
     .option('--json', 'print the summary as one JSON line')

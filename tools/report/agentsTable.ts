@@ -1,7 +1,7 @@
 // The learned-agents evaluation table (RTR, Zhang et al. CoRL 2023): replay, constant velocity, IDM and
 // the learned policies (BC, PPO, RTR, EMA-PG) on held-back nominal and long-tail scenarios — infraction
 // rates, progress, ADE/FDE and the official WOSAC 2025 meta-metric over N seeded stochastic rollouts.
-// Run: npm run agents-table -- [--rollouts N] [--metric-rollouts M] [--towns K] [--longtail-count C]
+// Run: npm run agents-table -- [--rollouts N] [--metric-rollouts M] [--towns K] [--longtail-count C] [--longtail-seed S]
 // [--real-count R] [--agent LABEL=model.onnx …] [--rows LABEL,…] [--sets WORD,…] [--json file]
 // `--sets real`: every real scenario of ../shared/data/real/motion, one table per source (WOMD, nuScenes,
 // AV2); the row `folds:<model.json>` scores each scenario with a fold model that did not train on it.
@@ -123,6 +123,8 @@ export interface AgentsTableOptions {
   metricRollouts: number;
   towns: number;
   longtailCount: number;
+  /** Seed of the long-tail set: the held-back 1001 for the table, another for model selection. */
+  longtailSeed: number;
   /**
    * Scenarios of each real set (WOMD JSON, nuScenes, WOMD 20 s, AV2 motion); 0 leaves them out (the
    * library default, so callers that do not read AV2 Parquet ahead need not); the script's is REAL_COUNT.
@@ -143,6 +145,7 @@ export const DEFAULT_AGENTS_TABLE: AgentsTableOptions = {
   metricRollouts: 8,
   towns: 3,
   longtailCount: 2,
+  longtailSeed: HELD_OUT_LONGTAIL_SEED,
   realCount: 0,
   seed: 0,
   agents: TABLE_AGENTS,
@@ -154,7 +157,8 @@ export function longtailSet(count: number, seed = HELD_OUT_LONGTAIL_SEED): Resul
   const scenarios: Scenario[] = [];
   for (const kind of Object.keys(LONGTAIL_KINDS))
     for (const l of generateLongtail(kind, count, seed)) scenarios.push(l.scenario);
-  return { name: `long-tail (${count} per kind, held-back seed ${seed})`, scenarios };
+  const which = seed === HELD_OUT_LONGTAIL_SEED ? 'held-back seed' : 'seed';
+  return { name: `long-tail (${count} per kind, ${which} ${seed})`, scenarios };
 }
 
 function foldModels(spec: string): { onnx: string; trainedOn: Set<string> }[] {
@@ -249,7 +253,7 @@ export function agentsTable(over: Partial<AgentsTableOptions> = {}): AgentsTable
     ...resultSets(o.towns).map((set) => ({ set, nominal: true })),
     ...realSets(o.realCount).map((set) => ({ set, nominal: true })),
     ...(wantReal ? realSourceSets() : []).map((set) => ({ set, nominal: true })),
-    ...(o.longtailCount > 0 ? [{ set: longtailSet(o.longtailCount), nominal: false }] : []),
+    ...(o.longtailCount > 0 ? [{ set: longtailSet(o.longtailCount, o.longtailSeed), nominal: false }] : []),
   ].filter(({ set }) => o.sets.length === 0 || o.sets.some((w) => set.name.startsWith(w)));
   const bar = createProgress('agents table', sets.length * agents.length);
   const out: AgentsTableSet[] = [];
@@ -324,6 +328,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     metricRollouts,
     towns: argValue('--towns', DEFAULT_AGENTS_TABLE.towns),
     longtailCount: argValue('--longtail-count', DEFAULT_AGENTS_TABLE.longtailCount),
+    longtailSeed: argValue('--longtail-seed', DEFAULT_AGENTS_TABLE.longtailSeed),
     onSet: (s, sec) =>
       process.stdout.write(
         `${s.name}: ${s.scenarios} scenario(s), N = ${rollouts} seeded rollouts (rates over the first ${metricRollouts}), seed 0 (${sec.toFixed(0)} s)\n\n${markdownAgentsTable(s)}\n\n`,

@@ -1,0 +1,103 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { SimEnv } from '../../../simulation/env.ts';
+import { generateLongtail } from '../../../simulation/longtail/generate.ts';
+import { AgentModel } from '../../../simulation/training/agentModel.ts';
+import { DEFAULT_DAGGER } from '../../../simulation/training/dagger.ts';
+import { controlAllPresent } from '../../../simulation/training/evaluate.ts';
+import { LogExpert, withLogRoutes } from '../../../simulation/training/logExpert.ts';
+import {
+  DAGGER_LONGTAIL_SET_FILE,
+  TRAIN_FILES,
+  trainAgents,
+} from '../../../simulation/training/trainAgents.ts';
+import { runTrainAgents } from '../../../tools/commands/trainAgents.ts';
+import { collisionGeometry } from '../../../tools/report/collisionKinds.ts';
+import { straightRoadScenario } from '../fixtures.ts';
+
+const tiny = { model: { net: { entityWidth: 8, hidden: [32] }, threads: 1, lr: 3e-3 } };
+
+/** The expert's acceleration for agent 0 of a one-lane road where the log drives at 10 m/s. */
+function expertAccel(trackTimeS: number, speedMps: number, spacingM: number): number {
+  const s = withLogRoutes(
+    controlAllPresent([straightRoadScenario({ numAgents: 2, numSteps: 41, spacingM, speedMps: 10 })])[0],
+  );
+  const env = new SimEnv([s]);
+  env.reset();
+  env.setDynamics('bicycle');
+  // Agent 0 starts behind agent 1 (the straight-road fixture spaces them along the lane).
+  const back = env.x[0] < env.x[1] ? 0 : 1;
+  env.speed[back] = speedMps;
+  const e = new LogExpert({ trackTimeS });
+  e.reset(env);
+  e.prepare(env);
+  return e.decide(env, back).accel;
+}
+
+describe('log-conditioned expert', () => {
+  it('closes the gap to the logged speed faster than IDM on a free road, within its cap', () => {
+    const idm = expertAccel(0, 5, 200);
+    const tracked = expertAccel(1, 5, 200);
+    expect(idm).toBeLessThanOrEqual(1);
+    expect(tracked).toBeGreaterThan(idm + 0.5);
+    expect(tracked).toBeLessThanOrEqual(2 + 1e-9);
+  });
+
+  it('keeps IDM braking behind a close leader', () => {
+    const idm = expertAccel(0, 8, 8);
+    expect(idm).toBeLessThan(0);
+    expect(expertAccel(1, 8, 8)).toBeCloseTo(idm, 9);
+  });
+});
+
+describe('DAgger with long-tail scenarios', () => {
+  it('labels long-tail rollouts into a set of their own, saved for resuming; --init reads an exported model', async () => {
+    const towns = controlAllPresent([{ ...straightRoadScenario({ numAgents: 3, numSteps: 41 }), id: 'd' }]);
+    const longtail = generateLongtail('hard-brake', 2, 7).map((l) => l.scenario);
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'dagger-lt-'));
+    const cfg = {
+      ...tiny,
+      mode: 'dagger' as const,
+      steps: 1,
+      batch: 32,
+      scenariosPerIteration: 1,
+      checkpointEvery: 1,
+      ruleAgents: true,
+      dagger: { ...DEFAULT_DAGGER, stepsPerRound: 2, longtailPerRound: 2 },
+    };
+    const r = await trainAgents({ scenarios: towns, longtail, data: {}, out }, cfg);
+    expect(r.curve[0].longtail_samples).toBeGreaterThan(0);
+    expect(fs.existsSync(path.join(out, DAGGER_LONGTAIL_SET_FILE))).toBe(true);
+    // The exported ONNX carries the very parameters of the checkpoint.
+    const a = await AgentModel.create(tiny.model);
+    const b = await AgentModel.create({ ...tiny.model, net: { ...tiny.model.net, seed: 9 } });
+    try {
+      await a.loadWeights(path.join(out, TRAIN_FILES.checkpoint));
+      await b.loadWeights(path.join(out, TRAIN_FILES.model));
+      const pa = a.net.params.list();
+      const pb = b.net.params.list();
+      expect(pb.map((p) => p.name)).toEqual(pa.map((p) => p.name));
+      pa.forEach((p, i) => expect(Array.from(pb[i].data)).toEqual(Array.from(p.data)));
+    } finally {
+      await a.dispose();
+      await b.dispose();
+    }
+  }, 120_000);
+
+  it('refuses --beta-rounds outside DAgger, naming the option', async () => {
+    const base = { scenarios: 'town:1', out: os.tmpdir(), seed: 1, json: true };
+    await expect(runTrainAgents({ ...base, mode: 'rtr', betaRounds: 2 })).rejects.toThrow(/--beta-rounds/);
+  });
+});
+
+describe('collision geometry', () => {
+  it('tells rear-end, hit from behind, side by side, head-on and crossing apart', () => {
+    expect(collisionGeometry(0, 0, 0, 4, 0, 0)).toBe('rear-end');
+    expect(collisionGeometry(0, 0, 0, -4, 0, 0.1)).toBe('hit from behind');
+    expect(collisionGeometry(0, 0, 0, 0.5, 1.8, 0.2)).toBe('side by side');
+    expect(collisionGeometry(0, 0, 0, 4, 0, Math.PI)).toBe('head-on');
+    expect(collisionGeometry(0, 0, 0, 2, 2, Math.PI / 2)).toBe('crossing');
+  });
+});
