@@ -19,6 +19,8 @@ export interface FrameReconstruction {
   decoded: SensorPoints;
   /** |rendered − measured| depth per ray (m). */
   depthError: Float32Array;
+  /** rendered − measured depth per ray (m): positive where the render escapes past the return. */
+  depthSigned: Float32Array;
 }
 
 /** Encode, decode and render one sweep; points are returned in the log's vehicle frame. */
@@ -38,6 +40,7 @@ export async function reconstructFrame(
   const input = { x: new Float32Array(n), y: new Float32Array(n), z: new Float32Array(n) };
   const decoded = { x: new Float32Array(n), y: new Float32Array(n), z: new Float32Array(n) };
   const depthError = new Float32Array(n);
+  const depthSigned = new Float32Array(n);
   for (let r = 0; r < n; r++) {
     const i = rays.pointIndex[r];
     input.x[r] = frame.points.x[i];
@@ -46,9 +49,10 @@ export async function reconstructFrame(
     decoded.x[r] = origin[0] + rays.dirX[r] * depth[r];
     decoded.y[r] = origin[1] + rays.dirY[r] * depth[r];
     decoded.z[r] = origin[2] + rays.dirZ[r] * depth[r];
-    depthError[r] = Math.abs(depth[r] - rays.depthM[r]);
+    depthSigned[r] = depth[r] - rays.depthM[r];
+    depthError[r] = Math.abs(depthSigned[r]);
   }
-  return { tokens, input, decoded, depthError };
+  return { tokens, input, decoded, depthError, depthSigned };
 }
 
 /** The figures `drivekit eval-tokenizer --json` prints (keys as the issue tracker and README name them). */
@@ -57,6 +61,8 @@ export interface TokenizerFigures {
   depth_l1_mean_m: number;
   depth_l1_median_m: number;
   within_1m: number;
+  /** Share of rays rendered more than 5 m beyond their return (light escaping through the surface). */
+  too_far_5m: number;
   chamfer_m2: number;
   chamfer_near_m2: number;
   codes_used: number;
@@ -69,11 +75,13 @@ export class TokenizerScore {
   private chamfers: number[] = [];
   private nearChamfers: number[] = [];
   private tokens: Int32Array[] = [];
+  private tooFar = 0;
 
   constructor(private readonly codes: number) {}
 
   add(r: FrameReconstruction): void {
     this.errors.push(r.depthError);
+    for (const d of r.depthSigned) if (d > 5) this.tooFar++;
     this.tokens.push(r.tokens);
     const c = chamferSquared(r.decoded, r.input);
     if (Number.isFinite(c)) this.chamfers.push(c);
@@ -106,6 +114,7 @@ export class TokenizerScore {
       depth_l1_mean_m: n ? sum / n : NaN,
       depth_l1_median_m: n ? all[Math.floor(n / 2)] : NaN,
       within_1m: n ? within / n : NaN,
+      too_far_5m: n ? this.tooFar / n : NaN,
       chamfer_m2: avg(this.chamfers),
       chamfer_near_m2: avg(this.nearChamfers),
       codes_used: usage.used,

@@ -34,7 +34,8 @@ export function register(program: Command): void {
     .addHelpText(
       'after',
       '\nFigures: depth_l1_mean_m / depth_l1_median_m (|rendered − measured| range over every return inside\n' +
-        "the tokenizer's region, pooled), within_1m (share of those ≤ 1 m), chamfer_m2 (squared-distance\n" +
+        "the tokenizer's region, pooled), within_1m (share of those ≤ 1 m), too_far_5m (share rendered > 5 m\n" +
+        'beyond their return), chamfer_m2 (squared-distance\n' +
         'Chamfer between the decoded and the input cloud, mean over frames), chamfer_near_m2 (the same inside\n' +
         '±70 m × ±70 m × ±4.5 m), codes_used and perplexity of the token grids.',
     )
@@ -65,7 +66,7 @@ export function register(program: Command): void {
         process.stdout.write(
           [
             `log              ${opts.log} (${f.frames} frames)`,
-            `depth L1         mean ${f.depth_l1_mean_m.toFixed(3)} m, median ${f.depth_l1_median_m.toFixed(3)} m, ${(100 * f.within_1m).toFixed(1)} % within 1 m`,
+            `depth L1         mean ${f.depth_l1_mean_m.toFixed(3)} m, median ${f.depth_l1_median_m.toFixed(3)} m, ${(100 * f.within_1m).toFixed(1)} % within 1 m, ${(100 * f.too_far_5m).toFixed(2)} % > 5 m too far`,
             `Chamfer          ${f.chamfer_m2.toFixed(3)} m² (near field ${f.chamfer_near_m2.toFixed(3)} m²)`,
             `codebook         ${f.codes_used} of ${tok.config.quantizer.codes} codes used, perplexity ${f.perplexity.toFixed(1)}`,
           ].join('\n') + '\n',
