@@ -3,6 +3,7 @@
 import type { SensorFrame } from '../core/arrow/records.ts';
 import { chamferSquared, cropBox } from './chamfer.ts';
 import { codeUsage } from './quantizer.ts';
+import { strideRays } from './gridFloor.ts';
 import { raysFromPoints } from './rays.ts';
 import { sensorPoints } from './sweep.ts';
 import type { Tokenizer } from './tokenizerModel.ts';
@@ -23,18 +24,19 @@ export interface FrameReconstruction {
   depthSigned: Float32Array;
 }
 
-/** Encode, decode and render one sweep; points are returned in the log's vehicle frame. */
+/** Encode, decode and render one sweep (every `rayStride`-th ray); points are returned in the log's vehicle frame. */
 export async function reconstructFrame(
   tok: Tokenizer,
   frame: SensorFrame,
   origin: readonly [number, number, number],
   source: string,
+  rayStride = 1,
 ): Promise<FrameReconstruction> {
   const cfg = tok.config;
   const pts = sensorPoints(frame.points, origin);
   const tokens = await tok.encode(pts, source);
   const grids = await tok.decode(tokens);
-  const rays = raysFromPoints(cfg, pts);
+  const rays = rayStride > 1 ? strideRays(cfg, pts, rayStride) : raysFromPoints(cfg, pts);
   const depth = await tok.render(grids, rays);
   const n = rays.count;
   const input = { x: new Float32Array(n), y: new Float32Array(n), z: new Float32Array(n) };

@@ -14,6 +14,7 @@ interface Options {
   log: string;
   model: string;
   frames?: string;
+  rayStride: string;
   json?: boolean;
 }
 
@@ -30,6 +31,7 @@ export function register(program: Command): void {
   addLogInput(cmd)
     .option('--model <dir>', 'tokenizer directory (encoder.onnx + decoder.onnx)', SHIPPED_TOKENIZER)
     .option('--frames <n>', 'score n frames spread over the log (default: all)')
+    .option('--ray-stride <n>', 'score every n-th ray of each sweep (rendering is the cost)', '1')
     .option('--json', 'print the figures as one JSON object (snake_case keys, shares as fractions)')
     .addHelpText(
       'after',
@@ -42,6 +44,7 @@ export function register(program: Command): void {
     .action(async (positional: string | undefined, o: Options) => {
       const opts = { ...o, log: logInput(positional, o) };
       if (opts.json) setProgressSilent(true);
+      const rayStride = intOption('--ray-stride', 1)(opts.rayStride);
       let n: number | undefined;
       if (opts.frames !== undefined) {
         n = intOption('--frames', 1)(opts.frames);
@@ -54,7 +57,9 @@ export function register(program: Command): void {
         const frames = spreadFrames(log.frameCount, n);
         const bar = createProgress('eval-tokenizer', frames.length, { unit: 'frames' });
         for (const i of frames) {
-          score.add(await reconstructFrame(tok, await log.readFrame(i), origin, `${opts.log} frame ${i}`));
+          score.add(
+            await reconstructFrame(tok, await log.readFrame(i), origin, `${opts.log} frame ${i}`, rayStride),
+          );
           bar.tick();
         }
         bar.stop();
