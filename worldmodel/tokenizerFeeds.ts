@@ -52,23 +52,30 @@ export function farFromSurface(s: RaySamples, rays: Rays, marginM: number): Floa
 
 /**
  * The free-space loss's labels (UnO): samples inside the region more than `marginM` before the return are
- * free; the samples from half a step before to a step and a half past it are occupied (the surface).
+ * free; the samples from half a step before to a step and a half past it are occupied (the surface). A
+ * ray whose return lies low (below `groundZM`, the ground under a roof LiDAR) grazes the ground and stays
+ * within a z cell of it for metres: its samples are free only once they are `cellZM` above the return, else
+ * the label would empty the ground's voxels.
  */
 export function freeSpaceLabels(
   s: RaySamples,
   rays: Rays,
   marginM: number,
   stepM: number,
+  cellZM = 0,
+  groundZM = -1,
 ): { free: Float32Array; hit: Float32Array } {
   const free = new Float32Array(s.rays * s.samples);
   const hit = new Float32Array(s.rays * s.samples);
   for (let r = 0; r < s.rays; r++) {
     const d = rays.depthM[r];
+    const ground = d * rays.dirZ[r] < groundZM;
+    const down = -rays.dirZ[r];
     for (let k = 0; k < s.samples; k++) {
       const i = r * s.samples + k;
       if (!s.inside[i]) continue;
       const h = s.sampleDepthM[i];
-      if (h < d - marginM) free[i] = 1;
+      if (h < d - marginM && (!ground || (d - h) * down >= cellZM)) free[i] = 1;
       else if (h >= d - 0.5 * stepM && h <= d + 1.5 * stepM) hit[i] = 1;
     }
   }
@@ -112,7 +119,7 @@ export function trainingFeeds(
     vq_on: { data: new Float32Array([vqOn ? 1 : 0]), dims: [] },
   };
   if (cfg.loss.freeSpace > 0) {
-    const l = freeSpaceLabels(samples, rays, cfg.loss.freeSpaceMarginM, cfg.render.stepM);
+    const l = freeSpaceLabels(samples, rays, cfg.loss.freeSpaceMarginM, cfg.render.stepM, geo.cellZM);
     feeds.free_sample = { data: l.free, dims: [samples.rays, samples.samples] };
     feeds.hit_sample = { data: l.hit, dims: [samples.rays, samples.samples] };
   }

@@ -69,6 +69,20 @@ describe('free-space loss', () => {
     expect(l.hit.reduce((a, b) => a + b, 0)).toBe(2);
   });
 
+  it('keeps a ground-grazing ray from labelling the ground free until it is a z cell above it', () => {
+    // A return on the ground 7 m ahead, 0.9 m below the sensor: the ray drops 0.128 m per metre.
+    const rays = raysFromPoints(cfg, cloud([[7, 0, -0.9]]));
+    const s = sampleRays(cfg, rays);
+    const d = rays.depthM[0];
+    const l = freeSpaceLabels(s, rays, 0.4, 0.2, 0.5, -0.5);
+    for (let k = 0; k < s.samples; k++) {
+      const h = s.sampleDepthM[k];
+      if (!s.inside[k]) continue;
+      expect(l.free[k]).toBe(((d - h) * 0.9) / d >= 0.5 ? 1 : 0);
+    }
+    expect(l.free.reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+  });
+
   it('is low when the logits agree with the labels and high when they do not', async () => {
     const g = new Graph();
     const f = g.input('f', [1, 4]);
