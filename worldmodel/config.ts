@@ -67,6 +67,10 @@ export interface LossConfig {
   surface: number;
   surfaceMarginM: number;
   occupancyBce: number;
+  /** UnO-style free-space loss along each ray: BCE of the density logits, samples before the return free, those near it occupied (0 = off). */
+  freeSpace: number;
+  /** Samples closer than this before the return are not labelled free (m). */
+  freeSpaceMarginM: number;
 }
 
 export interface TokenizerConfig {
@@ -117,6 +121,9 @@ export const DEFAULT_LOSS_CONFIG: LossConfig = {
   surface: 1,
   surfaceMarginM: 0.4,
   occupancyBce: 1,
+  // Off by default so tokenizers trained before it (models/tokenizer) keep their settings.
+  freeSpace: 0,
+  freeSpaceMarginM: 0.4,
 };
 
 export const DEFAULT_TOKENIZER_CONFIG: TokenizerConfig = {
@@ -161,7 +168,14 @@ export const TOKENIZER_CONFIG_RANGES: ConfigRanges<TokenizerConfig> = {
     minRangeM: { min: 0 },
     skipOccupancyBelow: { min: 0, max: 1 },
   },
-  loss: { depthL1: { min: 0 }, surface: { min: 0 }, surfaceMarginM: { min: 0 }, occupancyBce: { min: 0 } },
+  loss: {
+    depthL1: { min: 0 },
+    surface: { min: 0 },
+    surfaceMarginM: { min: 0 },
+    occupancyBce: { min: 0 },
+    freeSpace: { min: 0 },
+    freeSpaceMarginM: { min: 0 },
+  },
 };
 
 export const PAPER_TOKENIZER_CONFIG: TokenizerConfig = {

@@ -3,6 +3,7 @@
 import type { SensorFrame } from '../core/arrow/records.ts';
 import { chamferSquared, cropBox } from './chamfer.ts';
 import { codeUsage } from './quantizer.ts';
+import { strideRays } from './gridFloor.ts';
 import { raysFromPoints } from './rays.ts';
 import { sensorPoints } from './sweep.ts';
 import type { Tokenizer } from './tokenizerModel.ts';
@@ -19,25 +20,29 @@ export interface FrameReconstruction {
   decoded: SensorPoints;
   /** |rendered − measured| depth per ray (m). */
   depthError: Float32Array;
+  /** rendered − measured depth per ray (m): positive where the render escapes past the return. */
+  depthSigned: Float32Array;
 }
 
-/** Encode, decode and render one sweep; points are returned in the log's vehicle frame. */
+/** Encode, decode and render one sweep (every `rayStride`-th ray); points are returned in the log's vehicle frame. */
 export async function reconstructFrame(
   tok: Tokenizer,
   frame: SensorFrame,
   origin: readonly [number, number, number],
   source: string,
+  rayStride = 1,
 ): Promise<FrameReconstruction> {
   const cfg = tok.config;
   const pts = sensorPoints(frame.points, origin);
   const tokens = await tok.encode(pts, source);
   const grids = await tok.decode(tokens);
-  const rays = raysFromPoints(cfg, pts);
+  const rays = rayStride > 1 ? strideRays(cfg, pts, rayStride) : raysFromPoints(cfg, pts);
   const depth = await tok.render(grids, rays);
   const n = rays.count;
   const input = { x: new Float32Array(n), y: new Float32Array(n), z: new Float32Array(n) };
   const decoded = { x: new Float32Array(n), y: new Float32Array(n), z: new Float32Array(n) };
   const depthError = new Float32Array(n);
+  const depthSigned = new Float32Array(n);
   for (let r = 0; r < n; r++) {
     const i = rays.pointIndex[r];
     input.x[r] = frame.points.x[i];
@@ -46,9 +51,10 @@ export async function reconstructFrame(
     decoded.x[r] = origin[0] + rays.dirX[r] * depth[r];
     decoded.y[r] = origin[1] + rays.dirY[r] * depth[r];
     decoded.z[r] = origin[2] + rays.dirZ[r] * depth[r];
-    depthError[r] = Math.abs(depth[r] - rays.depthM[r]);
+    depthSigned[r] = depth[r] - rays.depthM[r];
+    depthError[r] = Math.abs(depthSigned[r]);
   }
-  return { tokens, input, decoded, depthError };
+  return { tokens, input, decoded, depthError, depthSigned };
 }
 
 /** The figures `drivekit eval-tokenizer --json` prints (keys as the issue tracker and README name them). */
@@ -57,6 +63,8 @@ export interface TokenizerFigures {
   depth_l1_mean_m: number;
   depth_l1_median_m: number;
   within_1m: number;
+  /** Share of rays rendered more than 5 m beyond their return (light escaping through the surface). */
+  too_far_5m: number;
   chamfer_m2: number;
   chamfer_near_m2: number;
   codes_used: number;
@@ -69,11 +77,13 @@ export class TokenizerScore {
   private chamfers: number[] = [];
   private nearChamfers: number[] = [];
   private tokens: Int32Array[] = [];
+  private tooFar = 0;
 
   constructor(private readonly codes: number) {}
 
   add(r: FrameReconstruction): void {
     this.errors.push(r.depthError);
+    for (const d of r.depthSigned) if (d > 5) this.tooFar++;
     this.tokens.push(r.tokens);
     const c = chamferSquared(r.decoded, r.input);
     if (Number.isFinite(c)) this.chamfers.push(c);
@@ -106,6 +116,7 @@ export class TokenizerScore {
       depth_l1_mean_m: n ? sum / n : NaN,
       depth_l1_median_m: n ? all[Math.floor(n / 2)] : NaN,
       within_1m: n ? within / n : NaN,
+      too_far_5m: n ? this.tooFar / n : NaN,
       chamfer_m2: avg(this.chamfers),
       chamfer_near_m2: avg(this.nearChamfers),
       codes_used: usage.used,

@@ -33,6 +33,8 @@ export interface Rendered {
   depth: Tensor;
   /** [R, S] compositing weights wᵢ. */
   weights: Tensor;
+  /** [R, S] interpolated density logits fᵢ (before the occupancy gate). */
+  logits: Tensor;
 }
 
 /** softplus(x) = log(1 + eˣ), stably: max(x, 0) + log(1 + e^−|x|). */
@@ -68,7 +70,19 @@ export function renderDepth(
   const weights = o.mul(alpha, o.exp(logT));
   const escaped = o.exp(o.reduceSum(logPass, [1]));
   const depth = o.add(o.reduceSum(o.mul(weights, rays.sampleDepth), [1]), o.mul(escaped, rays.exit));
-  return { depth, weights };
+  return { depth, weights, logits: f };
+}
+
+/**
+ * UnO-style free-space loss: BCE of the density logits against 0 at samples before the return (`free`
+ * mask) and 1 at samples at the return (`hit` mask), each averaged over its own samples so the few hit
+ * samples weigh as much as the many free ones.
+ */
+export function freeSpaceLoss(logits: Tensor, free: Tensor, hit: Tensor): Tensor {
+  const sp = softplus(logits); // −log(1 − σ(f))
+  const spNeg = softplus(o.neg(logits)); // −log σ(f)
+  const mean = (x: Tensor, m: Tensor) => o.div(o.reduceSum(o.mul(x, m)), o.add(o.reduceSum(m), 1));
+  return o.add(mean(sp, free), mean(spNeg, hit));
 }
 
 /** Σᵢ 1(|hᵢ − d| > margin)·wᵢ², averaged over rays; `far` [R, S] is that indicator (known from the data). */

@@ -50,6 +50,38 @@ export function farFromSurface(s: RaySamples, rays: Rays, marginM: number): Floa
   return far;
 }
 
+/**
+ * The free-space loss's labels (UnO): samples inside the region more than `marginM` before the return are
+ * free; the samples from half a step before to a step and a half past it are occupied (the surface). A
+ * ray whose return lies low (below `groundZM`, the ground under a roof LiDAR) grazes the ground and stays
+ * within a z cell of it for metres: its samples are free only once they are `cellZM` above the return, else
+ * the label would empty the ground's voxels.
+ */
+export function freeSpaceLabels(
+  s: RaySamples,
+  rays: Rays,
+  marginM: number,
+  stepM: number,
+  cellZM = 0,
+  groundZM = -1,
+): { free: Float32Array; hit: Float32Array } {
+  const free = new Float32Array(s.rays * s.samples);
+  const hit = new Float32Array(s.rays * s.samples);
+  for (let r = 0; r < s.rays; r++) {
+    const d = rays.depthM[r];
+    const ground = d * rays.dirZ[r] < groundZM;
+    const down = -rays.dirZ[r];
+    for (let k = 0; k < s.samples; k++) {
+      const i = r * s.samples + k;
+      if (!s.inside[i]) continue;
+      const h = s.sampleDepthM[i];
+      if (h < d - marginM && (!ground || (d - h) * down >= cellZM)) free[i] = 1;
+      else if (h >= d - 0.5 * stepM && h <= d + 1.5 * stepM) hit[i] = 1;
+    }
+  }
+  return { free, hit };
+}
+
 export interface TrainingExample {
   feeds: Feeds;
   voxels: Voxels;
@@ -75,7 +107,7 @@ export function trainingFeeds(
   const samples = sampleRays(cfg, rays);
   const occ = new Float32Array(voxels.occupancy.length);
   for (let i = 0; i < occ.length; i++) occ[i] = voxels.occupancy[i];
-  const feeds: Feeds = {
+  const feeds: Record<string, Feeds[string]> = {
     ...voxelFeeds(cfg, voxels),
     ...rayFeeds(samples),
     gt_depth: { data: rays.depthM, dims: [rays.count] },
@@ -86,5 +118,10 @@ export function trainingFeeds(
     occupancy: { data: occ, dims: [1, geo.cellsZ, geo.cellsXY, geo.cellsXY] },
     vq_on: { data: new Float32Array([vqOn ? 1 : 0]), dims: [] },
   };
+  if (cfg.loss.freeSpace > 0) {
+    const l = freeSpaceLabels(samples, rays, cfg.loss.freeSpaceMarginM, cfg.render.stepM, geo.cellZM);
+    feeds.free_sample = { data: l.free, dims: [samples.rays, samples.samples] };
+    feeds.hit_sample = { data: l.hit, dims: [samples.rays, samples.samples] };
+  }
   return { feeds, voxels, rays };
 }

@@ -10,7 +10,7 @@ import * as o from '../core/nn/ops/index.ts';
 import type { ParamStore } from '../core/nn/params.ts';
 import { gridGeometry, type TokenizerConfig } from './config.ts';
 import { quantize } from './quantizer.ts';
-import { rayInputs, renderDepth, surfaceConcentration, type RayInputs } from './render.ts';
+import { freeSpaceLoss, rayInputs, renderDepth, surfaceConcentration, type RayInputs } from './render.ts';
 import { samplesPerRay } from './rays.ts';
 import {
   createTokenizerNetwork,
@@ -33,6 +33,8 @@ export interface TokenizerGraph {
     vqLoss: Tensor;
     surfaceLoss: Tensor;
     occupancyLoss: Tensor;
+    /** The free-space loss (a constant 0 when cfg.loss.freeSpace is 0: no extra inputs then). */
+    freeSpaceLoss: Tensor;
     /** [tokens²] int64 chosen codes. */
     codeIndex: Tensor;
     /** [tokens², codeDim] normalised encoder vectors. */
@@ -69,10 +71,19 @@ export function buildTokenizerGraph(ps: ParamStore, cfg: TokenizerConfig): Token
   const surfaceLoss = surfaceConcentration(rendered.weights, far);
   const occupancyLoss = bceWithLogits(grids.occupancy, occupancyTarget);
   const L = cfg.loss;
-  const loss = o.add(
+  let loss = o.add(
     o.add(o.mul(depthL1, L.depthL1), o.mul(surfaceLoss, L.surface)),
     o.add(o.mul(occupancyLoss, L.occupancyBce), vq.loss),
   );
+  let free = o.mul(depthL1, 0);
+  if (L.freeSpace > 0) {
+    free = freeSpaceLoss(
+      rendered.logits,
+      g.input('free_sample', ['rays', S]),
+      g.input('hit_sample', ['rays', S]),
+    );
+    loss = o.add(loss, o.mul(free, L.freeSpace));
+  }
   return {
     graph: g,
     net,
@@ -85,6 +96,7 @@ export function buildTokenizerGraph(ps: ParamStore, cfg: TokenizerConfig): Token
       vqLoss: vq.loss,
       surfaceLoss,
       occupancyLoss,
+      freeSpaceLoss: free,
       codeIndex: vq.index,
       zNorm: vq.zNorm,
       depth: rendered.depth,
@@ -99,13 +111,13 @@ export function createTokenizerTrainer(
   lr: number | LrSchedule,
   runtime: RuntimeOptions = {},
 ): Promise<Trainer> {
-  const { depthL1, vqLoss, surfaceLoss, occupancyLoss, codeIndex, zNorm } = tg.outputs;
+  const { depthL1, vqLoss, surfaceLoss, occupancyLoss, freeSpaceLoss, codeIndex, zNorm } = tg.outputs;
   return Trainer.create(tg.graph, {
     ...runtime,
     loss: tg.loss,
     optimizer: adamW({ weightDecay: 1e-4 }),
     lr,
     clipGradNorm: 1,
-    outputs: { depthL1, vqLoss, surfaceLoss, occupancyLoss, codeIndex, zNorm },
+    outputs: { depthL1, vqLoss, surfaceLoss, occupancyLoss, freeSpaceLoss, codeIndex, zNorm },
   });
 }

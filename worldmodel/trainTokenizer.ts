@@ -14,7 +14,15 @@ import { createProgress } from '../core/progress.ts';
 import { LogReader } from '../datasets/logstore.ts';
 import type { TokenizerConfig } from './config.ts';
 import { codeUsage, kmeansCodebook, MemoryBank, reinitDeadCodes } from './quantizer.ts';
-import { randomAugment, sensorOrigin, sensorPoints } from './sweep.ts';
+import {
+  dropBeams,
+  NO_EXTRA_AUGMENT,
+  randomAugment,
+  sensorOrigin,
+  sensorPoints,
+  type AugmentRanges,
+} from './sweep.ts';
+import { warmStartTokenizer, type WarmStartReport } from './tokenizerInit.ts';
 import { buildTokenizerGraph, createTokenizerTrainer } from './tokenizerGraph.ts';
 import { trainingFeeds, type TrainingExample } from './tokenizerFeeds.ts';
 import { exportTokenizer } from './tokenizerModel.ts';
@@ -40,6 +48,10 @@ export interface TrainTokenizerOptions {
   evalRays: number;
   /** Show a progress bar (stderr). */
   progress: boolean;
+  /** Sub-voxel shift and beam dropout of the training sweeps (besides yaw and mirror; default off). */
+  augment?: AugmentRanges;
+  /** Start from this exported tokenizer's weights and codebook (no autoencoder warm-up, no k-means). */
+  initFrom?: string;
   /** Stop after this many steps of this call (tests simulate a kill with it). */
   stopAfter?: number;
 }
@@ -107,6 +119,7 @@ interface ExtraState {
   bank: string;
   counts: string;
   codebookInitialised: boolean;
+  warmStart?: WarmStartReport;
 }
 
 export async function trainTokenizer(opts: TrainTokenizerOptions): Promise<TrainTokenizerResult> {
@@ -129,7 +142,8 @@ export async function trainTokenizer(opts: TrainTokenizerOptions): Promise<Train
     tg,
     warmupCosine({
       lr: opts.lr,
-      warmupSteps: Math.min(200, opts.steps),
+      // A warm start only needs the optimiser's moments to settle, not a network to get going.
+      warmupSteps: Math.min(opts.initFrom ? 20 : 200, opts.steps),
       totalSteps: opts.steps,
       minLr: opts.lr / 20,
     }),
@@ -158,6 +172,11 @@ export async function trainTokenizer(opts: TrainTokenizerOptions): Promise<Train
     counts: encodeF32(counts),
   });
   let resumedFrom: number | null = null;
+  const augment = opts.augment ?? NO_EXTRA_AUGMENT;
+  if (opts.initFrom && !checkpointExists(ckpt)) {
+    state.warmStart = warmStartTokenizer(ps, cfg, opts.initFrom);
+    state.codebookInitialised = true;
+  }
   if (checkpointExists(ckpt)) {
     const loaded = await loadCheckpoint(ckpt, {
       params: ps,
@@ -212,6 +231,8 @@ export async function trainTokenizer(opts: TrainTokenizerOptions): Promise<Train
     lr: opts.lr,
     seed: opts.seed,
     frames: train.frames.length,
+    augment,
+    warmStart: state.warmStart ?? null,
     best: state.best,
   });
 
@@ -225,8 +246,13 @@ export async function trainTokenizer(opts: TrainTokenizerOptions): Promise<Train
     const rng = new Rng((opts.seed * 100003 + step * 7 + 11) >>> 0);
     const f = train.frames[rng.int(train.frames.length)];
     const frame = await f.log.readFrame(f.index);
-    const pts = sensorPoints(frame.points, f.origin, randomAugment(rng));
-    return trainingFeeds(cfg, pts, rng, step >= q.warmupSteps, `${f.log.dir} frame ${f.index}`);
+    const pts = dropBeams(
+      sensorPoints(frame.points, f.origin, randomAugment(rng, augment)),
+      rng,
+      augment.beamDropout,
+    );
+    const vqOn = step >= q.warmupSteps || !!state.warmStart;
+    return trainingFeeds(cfg, pts, rng, vqOn, `${f.log.dir} frame ${f.index}`);
   };
   let next: TrainingExample | null = null;
   try {

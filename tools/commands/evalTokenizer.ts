@@ -14,6 +14,7 @@ interface Options {
   log: string;
   model: string;
   frames?: string;
+  rayStride: string;
   json?: boolean;
 }
 
@@ -30,17 +31,20 @@ export function register(program: Command): void {
   addLogInput(cmd)
     .option('--model <dir>', 'tokenizer directory (encoder.onnx + decoder.onnx)', SHIPPED_TOKENIZER)
     .option('--frames <n>', 'score n frames spread over the log (default: all)')
+    .option('--ray-stride <n>', 'score every n-th ray of each sweep (rendering is the cost)', '1')
     .option('--json', 'print the figures as one JSON object (snake_case keys, shares as fractions)')
     .addHelpText(
       'after',
       '\nFigures: depth_l1_mean_m / depth_l1_median_m (|rendered − measured| range over every return inside\n' +
-        "the tokenizer's region, pooled), within_1m (share of those ≤ 1 m), chamfer_m2 (squared-distance\n" +
+        "the tokenizer's region, pooled), within_1m (share of those ≤ 1 m), too_far_5m (share rendered > 5 m\n" +
+        'beyond their return), chamfer_m2 (squared-distance\n' +
         'Chamfer between the decoded and the input cloud, mean over frames), chamfer_near_m2 (the same inside\n' +
         '±70 m × ±70 m × ±4.5 m), codes_used and perplexity of the token grids.',
     )
     .action(async (positional: string | undefined, o: Options) => {
       const opts = { ...o, log: logInput(positional, o) };
       if (opts.json) setProgressSilent(true);
+      const rayStride = intOption('--ray-stride', 1)(opts.rayStride);
       let n: number | undefined;
       if (opts.frames !== undefined) {
         n = intOption('--frames', 1)(opts.frames);
@@ -53,7 +57,9 @@ export function register(program: Command): void {
         const frames = spreadFrames(log.frameCount, n);
         const bar = createProgress('eval-tokenizer', frames.length, { unit: 'frames' });
         for (const i of frames) {
-          score.add(await reconstructFrame(tok, await log.readFrame(i), origin, `${opts.log} frame ${i}`));
+          score.add(
+            await reconstructFrame(tok, await log.readFrame(i), origin, `${opts.log} frame ${i}`, rayStride),
+          );
           bar.tick();
         }
         bar.stop();
@@ -65,7 +71,7 @@ export function register(program: Command): void {
         process.stdout.write(
           [
             `log              ${opts.log} (${f.frames} frames)`,
-            `depth L1         mean ${f.depth_l1_mean_m.toFixed(3)} m, median ${f.depth_l1_median_m.toFixed(3)} m, ${(100 * f.within_1m).toFixed(1)} % within 1 m`,
+            `depth L1         mean ${f.depth_l1_mean_m.toFixed(3)} m, median ${f.depth_l1_median_m.toFixed(3)} m, ${(100 * f.within_1m).toFixed(1)} % within 1 m, ${(100 * f.too_far_5m).toFixed(2)} % > 5 m too far`,
             `Chamfer          ${f.chamfer_m2.toFixed(3)} m² (near field ${f.chamfer_near_m2.toFixed(3)} m²)`,
             `codebook         ${f.codes_used} of ${tok.config.quantizer.codes} codes used, perplexity ${f.perplexity.toFixed(1)}`,
           ].join('\n') + '\n',

@@ -27,11 +27,15 @@ interface Options {
   checkpointEvery: string;
   config?: string;
   paper?: boolean;
+  shiftXy: string;
+  shiftZ: string;
+  beamDropout: string;
+  initFrom?: string;
   json?: boolean;
 }
 
-function num(flag: string, v: string, opts: { int?: boolean; min?: number } = {}): number {
-  return numberOption(flag, { integer: opts.int, min: opts.min })(v);
+function num(flag: string, v: string, opts: { int?: boolean; min?: number; max?: number } = {}): number {
+  return numberOption(flag, { integer: opts.int, min: opts.min, max: opts.max })(v);
 }
 
 /** The config from the defaults (or the paper's scale) and a JSON override (inline or a file). */
@@ -58,6 +62,10 @@ export function register(program: Command): void {
     .option('--checkpoint-every <n>', 'steps between checkpoints', String(d.checkpointEvery))
     .option('--config <json|file>', 'tokenizer config overrides, e.g. \'{"quantizer":{"codes":1024}}\'')
     .option('--paper', "Copilot4D's scale (±80 m, 1024² × 64 voxels, 128² tokens, 1024 codes)")
+    .option('--shift-xy <m>', 'largest random shift of a training sweep along x and y, in m', '0')
+    .option('--shift-z <m>', 'largest random shift of a training sweep along z, in m', '0')
+    .option('--beam-dropout <share>', 'largest share of beams dropped from a training sweep', '0')
+    .option('--init-from <dir>', "start from this tokenizer's weights (its z cells may be split k-fold)")
     .option('--json', 'print the result as one JSON object')
     .addHelpText(
       'after',
@@ -79,6 +87,12 @@ export function register(program: Command): void {
         seed: num('--seed', opts.seed, { int: true, min: 0 }),
         evalEvery: num('--eval-every', opts.evalEvery, { int: true, min: 1 }),
         checkpointEvery: num('--checkpoint-every', opts.checkpointEvery, { int: true, min: 1 }),
+        augment: {
+          shiftXYM: num('--shift-xy', opts.shiftXy, { min: 0 }),
+          shiftZM: num('--shift-z', opts.shiftZ, { min: 0 }),
+          beamDropout: num('--beam-dropout', opts.beamDropout, { min: 0, max: 1 }),
+        },
+        initFrom: opts.initFrom,
         progress: !opts.json,
       });
       if (opts.json) {
