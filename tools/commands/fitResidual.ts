@@ -1,5 +1,5 @@
-// `drivekit fit-residual --log <log>... [--model m] --json`: the residual forecaster's threshold (keep the
-// multi-sweep prior's token unless the model's probability reaches it), chosen on training logs by token accuracy.
+// `drivekit fit-residual --log <log>... [--model m] --json`: the hybrid (or residual) forecaster's threshold — keep
+// the multi-sweep prior unless the model's probability reaches it — chosen on training logs by depth error.
 import path from 'node:path';
 import type { Command } from 'commander';
 import { InputError } from '../../core/errors.ts';
@@ -34,7 +34,7 @@ export function register(program: Command): void {
   program
     .command('fit-residual')
     .description(
-      "choose the residual forecaster's threshold on training logs: the model's token where its probability ≥ p, else the multi-sweep prior's",
+      "choose the hybrid (or residual) forecaster's threshold on training logs: the model's token where its probability ≥ p, else the multi-sweep prior's",
     )
     .requiredOption('--log <dir...>', 'training logs (never the logs the forecast is scored on)')
     .option('--model <file>', 'world model (.onnx)', SHIPPED_WORLDMODEL)
