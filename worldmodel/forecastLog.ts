@@ -15,7 +15,10 @@ import { sensorOrigin, sensorPoints } from './sweep.ts';
 import type { Tokenizer } from './tokenizerModel.ts';
 import { InputError } from '../core/errors.ts';
 import { constantVelocityPose } from './evalForecast.ts';
-import { multiSweepPrior, residualGrid } from './residual.ts';
+import { aggregatedPast, residualGrid } from './residual.ts';
+import { priorTokens } from './baselines/tokenizedPrior.ts';
+import { rayTracePast } from './baselines/rayTracePast.ts';
+import { changedColumns, countChanged, hybridDepth, type HybridRule } from './hybridRender.ts';
 import type { SensorPoints } from './voxelize.ts';
 
 export interface ForecastLogOptions {
@@ -38,6 +41,11 @@ export interface ForecastLogOptions {
    * aggregated in that future frame and tokenized).
    */
   residual?: { threshold: number; pastSweeps: number };
+  /**
+   * The hybrid forecaster: the residual grids as above (at `hybrid.threshold`), rendered by the hybrid renderer —
+   * the ray-trace of the aggregated past sweeps, the decoder only on rays meeting a changed column (hybridRender.ts).
+   */
+  hybrid?: HybridRule;
   progress?: boolean;
 }
 
@@ -121,6 +129,7 @@ export async function forecastLog(
     return own.get(f)!;
   };
   const sweeps = new Map<number, SensorPoints>();
+  const rule = o.hybrid ?? o.residual;
   const records: ForecastRecord[] = [];
   const bar = o.progress ? createProgress('forecast', starts.length, { unit: 'forecasts' }) : null;
   const logits = (feeds: Parameters<Forecaster['logits']>[0]) => fc.logits(feeds);
@@ -130,6 +139,9 @@ export async function forecastLog(
     // Frame indices (raw) and token grids of the rollout: observed past, then predicted.
     const idx: number[] = [];
     const grids: Int32Array[] = [];
+    // The multi-sweep prior of each predicted frame (residual and hybrid) and its aggregated points.
+    const priorOf = new Map<number, Int32Array>();
+    const aggOf = new Map<number, SensorPoints>();
     for (let k = -(past - 1); k <= 0; k++) {
       idx.push(t0 + k * step);
       grids.push(await ownTokens(t0 + k * step));
@@ -151,15 +163,18 @@ export async function forecastLog(
           past: grids.slice(-past),
           priors,
           poses: [...ctx, ...fut].map((f) => poseFeatures(poses, ref, f)),
-          confidenceOut: o.residual ? probs : undefined,
+          confidenceOut: rule ? probs : undefined,
         },
         o.sampling,
         rng,
       );
-      if (o.residual)
+      if (rule)
         for (let j = 0; j < future; j++) {
-          const prior = await multiSweepPrior(log, tok, poses, t0, fut[j], o.residual.pastSweeps, sweeps);
-          pred[j] = residualGrid(pred[j], probs[j], prior, o.residual.threshold);
+          const agg = await aggregatedPast(log, poses, t0, fut[j], rule.pastSweeps, sweeps);
+          const prior = await priorTokens(tok, agg, `${log.dir} frames ≤ ${t0} placed in frame ${fut[j]}`);
+          priorOf.set(fut[j], prior);
+          aggOf.set(fut[j], agg);
+          pred[j] = residualGrid(pred[j], probs[j], prior, rule.threshold);
         }
       for (let j = 0; j < future && idx.length < past + nFuture; j++) {
         idx.push(fut[j]);
@@ -180,7 +195,14 @@ export async function forecastLog(
       // sensor's nominal rays.
       const along = along0.count > 0 ? 'truth' : 'nominal';
       const rays = along === 'truth' ? along0 : nominalRays();
-      const depth = await tok.render(await tok.decode(grids[k]), rays);
+      let depth: Float32Array;
+      if (o.hybrid) {
+        const changed = changedColumns(grids[k], priorOf.get(f)!);
+        const rt = rayTracePast(tok.config, aggOf.get(f)!, rays);
+        const needDecoder = countChanged(changed) > 0 || o.hybrid.misses === 'decoder';
+        const decoded = needDecoder ? await tok.render(await tok.decode(grids[k]), rays) : null;
+        depth = hybridDepth(tok.config, rays, rt, decoded, changed, o.hybrid.misses);
+      } else depth = await tok.render(await tok.decode(grids[k]), rays);
       records.push({
         startFrame: t0,
         targetFrame: f,

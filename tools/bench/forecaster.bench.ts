@@ -2,6 +2,7 @@
 // (K = 10 and K = 1, guidance on), and a training step at the default config (ms, peak RSS in a child process).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { TUNED_MALLOC_ENV } from '../../core/mallocEnv.ts';
@@ -16,6 +17,12 @@ import type { LogTokens } from '../../worldmodel/forecastTokens.ts';
 import { drawObjective } from '../../worldmodel/maskSchedule.ts';
 import { sampleFuture } from '../../worldmodel/sampling.ts';
 import { SHIPPED_WORLDMODEL } from '../commands/forecast.ts';
+import { SHIPPED_TOKENIZER } from '../commands/tokenize.ts';
+import { realData } from '../../core/paths.ts';
+import { importLog } from '../../datasets/import.ts';
+import { LogReader } from '../../datasets/logstore.ts';
+import { forecastLog } from '../../worldmodel/forecastLog.ts';
+import { Tokenizer } from '../../worldmodel/tokenizerModel.ts';
 import { peakRssMb, timeRuns, type Benchmark, type Figure } from './benchmark.ts';
 
 export const FORECASTER_BENCH = { seed: 1, threads: 2, reps: 3, warmup: 1, trainWarmup: 2, trainSteps: 8 };
@@ -88,6 +95,68 @@ async function forecastFrameFigures(emit: (f: Figure) => void): Promise<void> {
   }
 }
 
+/**
+ * A whole 1 s forecast of one start frame of real KITTI 0048 at K = 1 (issue 27: ≤ 1 s on 2 cores): encode the
+ * past, two sampling chunks, priors, and the five output sweeps rendered along their true rays (every ray) —
+ * by the decoder (the model) and by the hybrid renderer with the threshold above 1 (the ray-trace of the past
+ * sweeps; the decoder only on changed columns). The log is imported once into a temporary folder.
+ */
+async function forecastSecondFigures(emit: (f: Figure) => void): Promise<void> {
+  const B = FORECASTER_BENCH;
+  const src = realData('kitti-0048');
+  if (!fs.existsSync(SHIPPED_WORLDMODEL) || !fs.existsSync(src)) return;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'drivekit-bench-forecast-'));
+  try {
+    await importLog(src, 'pcd', path.join(dir, 'log'), {
+      posesPath: path.join(src, 'poses_icp_estimated.txt'),
+      posesFrame: 'vehicle',
+    });
+    const log = await LogReader.open(path.join(dir, 'log'));
+    const fc = await Forecaster.load(SHIPPED_WORLDMODEL, { threads: B.threads });
+    const tok = await Tokenizer.load(SHIPPED_TOKENIZER, { threads: B.threads });
+    try {
+      const sampling = { ...fc.config.sampling, steps: 1 };
+      for (const kind of ['model', 'hybrid'] as const) {
+        let t0 = 2;
+        const ms = await timeRuns(
+          () =>
+            forecastLog(log, tok, fc, {
+              past: fc.config.frames.past,
+              horizonS: 1,
+              startStride: 1,
+              // A new start each run: nothing is cached between runs.
+              starts: [(t0 += 2)],
+              sampling,
+              seed: B.seed,
+              write: 'protocol',
+              hybrid: kind === 'hybrid' ? { threshold: 1.01, pastSweeps: 3, misses: 'ground' } : undefined,
+            }),
+          B.reps,
+          B.warmup,
+        );
+        emit({
+          name: 'forecast_1s',
+          renderer: kind,
+          steps: 1,
+          guidance: sampling.guidance,
+          ms_median: round(median(ms)),
+          ms_min: round(Math.min(...ms)),
+          sweeps: 5,
+          threads: B.threads,
+          reps: B.reps,
+          note: 'one start of KITTI 0048 to 1 s: encode, 2 sampling chunks, priors, 5 sweeps rendered along every true ray',
+        });
+      }
+    } finally {
+      await fc.dispose();
+      await tok.dispose();
+      await log.close();
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** Training steps at the default config on random windows (the step's cost does not depend on the data). */
 async function trainStepFigure(): Promise<Figure> {
   const B = FORECASTER_BENCH;
@@ -146,6 +215,7 @@ function trainStepInChild(): Promise<Figure> {
 
 export const benchmarks: Benchmark[] = [
   { names: ['forecast_frame'], run: forecastFrameFigures },
+  { names: ['forecast_1s'], run: forecastSecondFigures },
   {
     names: ['worldmodel_train_step'],
     async run(emit) {

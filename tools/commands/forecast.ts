@@ -2,7 +2,9 @@
 // world model's forecast of a log's future sweeps, one record batch per (start, target) in the start's frame.
 import path from 'node:path';
 import type { Command } from 'commander';
+import { InputError } from '../../core/errors.ts';
 import { REPO_ROOT } from '../../core/paths.ts';
+import type { HybridMisses } from '../../worldmodel/hybridRender.ts';
 import { setProgressSilent } from '../../core/progress.ts';
 import { LogReader } from '../../datasets/logstore.ts';
 import { forecastLog } from '../../worldmodel/forecastLog.ts';
@@ -31,6 +33,8 @@ interface Options {
   allFrames?: boolean;
   rayStride: string;
   residual?: string;
+  hybrid?: string;
+  hybridMisses: string;
   pastSweeps: string;
   json?: boolean;
 }
@@ -64,7 +68,20 @@ export function register(program: Command): void {
       '--residual <p>',
       "residual over the multi-sweep prior: keep the model's token only where its probability ≥ p (drivekit fit-residual chooses p)",
     )
-    .option('--past-sweeps <n>', "observed sweeps (0.2 s apart) the residual's prior aggregates", '3')
+    .option(
+      '--hybrid <p>',
+      'the residual grids (threshold p) drawn by the hybrid renderer: the ray-trace of the past sweeps, the decoder only on rays meeting a column the model changed (drivekit fit-residual chooses p)',
+    )
+    .option(
+      '--hybrid-misses <rule>',
+      "with --hybrid: rays with no past point near them take 'ground' (flat ground or region exit) or 'decoder'",
+      'ground',
+    )
+    .option(
+      '--past-sweeps <n>',
+      "observed sweeps (0.2 s apart) the residual's or hybrid's prior aggregates",
+      '3',
+    )
     .option('--json', 'print the summary as one JSON object (snake_case keys, docs/cli.md)');
   addForce(cmd, 'an existing --out')
     .addHelpText(
@@ -88,6 +105,18 @@ export function register(program: Command): void {
         opts.residual === undefined
           ? undefined
           : { threshold: numberOption('--residual', { min: 0 })(opts.residual), pastSweeps };
+      if (opts.hybrid !== undefined && opts.residual !== undefined)
+        throw new InputError('--hybrid', 'give either --residual or --hybrid, not both');
+      if (opts.hybridMisses !== 'ground' && opts.hybridMisses !== 'decoder')
+        throw new InputError('--hybrid-misses', `'${opts.hybridMisses}' is not ground or decoder`);
+      const hybrid =
+        opts.hybrid === undefined
+          ? undefined
+          : {
+              threshold: numberOption('--hybrid', { min: 0 })(opts.hybrid),
+              pastSweeps,
+              misses: opts.hybridMisses as HybridMisses,
+            };
       const log = await LogReader.open(opts.log);
       const fc = await Forecaster.load(opts.model);
       const tok = await Tokenizer.load(opts.tokenizer);
@@ -109,6 +138,7 @@ export function register(program: Command): void {
           write: opts.allFrames ? 'all' : 'protocol',
           rayStride,
           residual,
+          hybrid,
           progress: !opts.json,
         });
         await writeForecastFile(opts.out, records, {
@@ -117,9 +147,17 @@ export function register(program: Command): void {
           steps: String(sampling.steps),
           guidance: String(sampling.guidance),
           ray_stride: String(rayStride),
-          name: residual ? 'residual' : 'model',
+          name: hybrid ? 'hybrid' : residual ? 'residual' : 'model',
+          tokenizer: path.resolve(opts.tokenizer),
           ...(residual
             ? { residual_threshold: String(residual.threshold), past_sweeps: String(residual.pastSweeps) }
+            : {}),
+          ...(hybrid
+            ? {
+                residual_threshold: String(hybrid.threshold),
+                hybrid_misses: hybrid.misses,
+                past_sweeps: String(hybrid.pastSweeps),
+              }
             : {}),
         });
         const starts = [...new Set(records.map((r) => r.startFrame))];

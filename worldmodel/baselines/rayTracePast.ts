@@ -25,6 +25,8 @@ export interface RayTraceDepths {
   ground: Float32Array;
   /** Share of the rays with no past point within the search radius. */
   missShare: number;
+  /** 1 for each ray with no past point within the search radius. */
+  miss: Uint8Array;
 }
 
 /**
@@ -97,6 +99,7 @@ export function rayTracePast(cfg: TokenizerConfig, cloud: SensorPoints, rays: Ra
     clamped: new Float32Array(rays.count),
     ground: new Float32Array(rays.count),
     missShare: 0,
+    miss: new Uint8Array(rays.count),
   };
   let misses = 0;
   for (let k = 0; k < rays.count; k++) {
@@ -139,6 +142,7 @@ export function rayTracePast(cfg: TokenizerConfig, cloud: SensorPoints, rays: Ra
       out.ground[k] = out.clamped[k];
     } else {
       misses++;
+      out.miss[k] = 1;
       out.raw[k] = exit;
       out.clamped[k] = exit;
       out.ground[k] = dz < 0 && Number.isFinite(ground) ? Math.min(exit, ground / dz) : exit;
