@@ -17,7 +17,7 @@ import { rlIteration } from '../training/rtr.ts';
 import { TEACHER_KINDS } from './chosenDraws.ts';
 import { DEFAULT_GAME, type GameConfig, judge, type Judged, propose } from './proposals.ts';
 import { loadStudent, type StudentSpec, studentPolicy } from './student.ts';
-import { DEFAULT_TEACHER_MODEL, TeacherModel, type TeacherModelConfig } from './teacherModel.ts';
+import { TeacherModel, type TeacherModelConfig } from './teacherModel.ts';
 import { loadOnnxParams } from './onnxWeights.ts';
 
 /**
