@@ -40,6 +40,8 @@ export interface GeneratorExportOptions {
   teacher?: string;
   student?: string;
   json?: boolean;
+  /** The command recorded in the datasheet (default: this process's command line). */
+  command?: string;
 }
 
 export interface GeneratorExportResult {
@@ -146,7 +148,7 @@ export async function runGeneratorExport(opts: GeneratorExportOptions): Promise<
       generator,
       seed,
       set,
-      command: ['drivekit', ...process.argv.slice(2)].join(' '),
+      command: opts.command ?? ['drivekit', ...process.argv.slice(2)].join(' '),
       models,
       files,
     });

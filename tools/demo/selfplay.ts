@@ -20,11 +20,13 @@ export const selfplayDemo: DemoStep = {
     }
     const out = path.join(ctx.outDir, 'selfplay');
     const started = Date.now();
+    const count = ctx.quick ? DEMO_SELFPLAY.quickCount : DEMO_SELFPLAY.count;
     const r = await runGeneratorExport({
       generator: 'selfplay',
-      count: ctx.quick ? DEMO_SELFPLAY.quickCount : DEMO_SELFPLAY.count,
+      count,
       seed: DEMO_SELFPLAY.seed,
       out,
+      command: `drivekit export --generator selfplay --count ${count} --seed ${DEMO_SELFPLAY.seed} --out ${out} (npm start)`,
     });
     const d = r.datasheet as {
       difficulty: { student_failure_rate: number };
@@ -32,7 +34,10 @@ export const selfplayDemo: DemoStep = {
     };
     ctx.figures['selfplay student failure'] = +d.difficulty.student_failure_rate.toFixed(2);
     ctx.figures['selfplay proposals solvable'] = +d.solvability.proposed_solvable_rate.toFixed(2);
-    const sheet = fs.readFileSync(path.join(out, 'datasheet.md'), 'utf8').replace(/^# /, '### ');
+    const sheet = fs
+      .readFileSync(path.join(out, 'datasheet.md'), 'utf8')
+      .replace(/^# /, '### ')
+      .replace(/^## /gm, '#### ');
     ctx.report.push({
       title: 'Self-play scenarios',
       body:
