@@ -1,7 +1,6 @@
 // What a long-tail scenario kind provides: a parameterised builder whose ego drives its route at a
 // constant speed in the log (the "do nothing" plan the oracle then replaces) among scripted agents.
 import type { Scenario } from '../scenario.ts';
-import type { Rng } from '../../core/rng.ts';
 import { type AgentSpec, type Path, pathPose, speedProfile } from './scenarioBuilder.ts';
 
 export interface LongtailDraft {
@@ -14,11 +13,19 @@ export interface LongtailDraft {
   params: Record<string, number>;
 }
 
+/**
+ * Where a kind's parameters come from: a seeded Rng (the procedural generator) or a policy choosing each
+ * draw (the self-play teacher, simulation/selfplay/chosenDraws.ts). Kinds only ever draw uniforms.
+ */
+export interface UniformSource {
+  uniform(lo: number, hi: number): number;
+}
+
 export interface LongtailKind {
   name: string;
   /** One line on what happens. */
   summary: string;
-  build(rng: Rng, id: string): LongtailDraft;
+  build(rng: UniformSource, id: string): LongtailDraft;
 }
 
 export const FRAME = { numSteps: 91, currentStep: 10, dtS: 0.1 } as const;

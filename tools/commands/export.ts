@@ -30,6 +30,8 @@ import { intOption } from '../numberOption.ts';
 import { makeDirs } from '../../core/dirs.ts';
 import { cleanOnFailure } from '../../core/cleanOnFailure.ts';
 import { addForce, addThreads, printJson, refuseExisting, threadsInput } from '../cliOptions.ts';
+import { generatorTarget, MAX_GENERATED_SCENARIOS, runGeneratorExport } from './exportSelfplay.ts';
+import { SCENARIO_GENERATORS } from '../../simulation/selfplay/scenarioSet.ts';
 
 export const EXPORT_FORMATS = ['arrow', 'parquet', 'json', 'womd', 'wosac', 'mcap', 'gpudrive'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -40,8 +42,14 @@ export interface ExportOptions {
   /** Scenario files or folders of any format --scenarios of sim reads (instead of --rollouts). */
   scenarios?: string;
   log?: string;
-  format: string;
+  format?: string;
   out?: string;
+  /** Generate a scenario dataset instead of converting one: selfplay | adversarial | longtail. */
+  generator?: string;
+  count?: number;
+  seed?: number;
+  teacher?: string;
+  student?: string;
   json?: boolean;
   /** Also render the ego's LiDAR over each rollout into a log (SensorFrames + box labels). */
   lidar?: boolean;
@@ -82,6 +90,8 @@ export async function runExport(opts: ExportOptions): Promise<{
   /** womd: what the scenarios held that a WOMD file cannot, counted by what (empty: nothing). */
   dropped?: Record<string, number>;
 }> {
+  if (opts.format === undefined)
+    throw new InputError('--format', 'missing: give --format <format> or --generator');
   if (!EXPORT_FORMATS.includes(opts.format as ExportFormat))
     throw new InputError('--format', `unknown format '${opts.format}' (known: ${EXPORT_FORMATS.join(', ')})`);
   const format = opts.format as ExportFormat;
@@ -271,7 +281,25 @@ export function register(program: Command): void {
       '--log <dir>',
       'a drivekit log to export as Parquet (points, poses, labels, detections, tracks; default: --out <log>-parquet) or Foxglove MCAP (default: --out <log>.mcap)',
     )
-    .requiredOption('--format <format>', EXPORT_FORMATS.join(' | '))
+    .option('--format <format>', `${EXPORT_FORMATS.join(' | ')} (required unless --generator)`)
+    .option(
+      '--generator <name>',
+      `generate a synthetic scenario dataset instead: ${SCENARIO_GENERATORS.join(' | ')} (the self-play teacher, the same teacher without the solvability check, the procedural long-tail); writes scenarios (Arrow), Parquet, WOMD, GPUDrive JSON and datasheet.md/json (default --out: out/scenarios-<generator>)`,
+    )
+    .option(
+      '--count <n>',
+      `--generator: scenarios to write (default: 20, at most ${MAX_GENERATED_SCENARIOS})`,
+      intOption('--count', 1, MAX_GENERATED_SCENARIOS),
+    )
+    .option('--seed <s>', '--generator: random seed (default: 1)', intOption('--seed', 0))
+    .option(
+      '--teacher <model>',
+      '--generator selfplay/adversarial: the teacher ONNX with its JSON (default: the shipped models/selfplay-teacher.onnx, models/selfplay-adversarial-teacher.onnx)',
+    )
+    .option(
+      '--student <model>',
+      '--generator: the student judged on each scenario, ONNX with its JSON (default: the shipped models/agent.onnx)',
+    )
     .option(
       '--out <path>',
       'output directory (default: <rollouts>/export-<format>); wosac: the file (default: <rollouts>/submission.binproto)',
@@ -292,6 +320,36 @@ export function register(program: Command): void {
   addThreads(cmd, 'LiDAR worker threads (0 = this thread)', 0, 0);
   addForce(cmd, 'an existing export at the target');
   cmd.action(async (opts: ExportOptions) => {
+    if (opts.generator !== undefined) {
+      for (const [flag, v] of [
+        ['--format', opts.format],
+        ['--rollouts', opts.rollouts],
+        ['--scenarios', opts.scenarios],
+        ['--log', opts.log],
+      ] as const)
+        if (v !== undefined)
+          throw new InputError(flag, 'does not go with --generator (it writes every format)');
+      const target = generatorTarget({ ...opts, generator: opts.generator });
+      refuseExisting(target, opts.force);
+      const g = await runGeneratorExport({ ...opts, generator: opts.generator });
+      if (opts.json)
+        return printJson({ generator: g.generator, scenarios: g.scenarios, out: g.out, files: g.files });
+      const d = g.datasheet as {
+        difficulty: { student_failure_rate: number };
+        solvability: { exported_solvable_rate: number };
+      };
+      process.stdout.write(
+        `exported ${g.scenarios} ${g.generator} scenario(s): student failure ${(100 * d.difficulty.student_failure_rate).toFixed(1)} %, solvable ${(100 * d.solvability.exported_solvable_rate).toFixed(1)} %\n${g.files.map((f) => `  ${f}`).join('\n')}\n`,
+      );
+      return;
+    }
+    for (const [flag, v] of [
+      ['--count', opts.count],
+      ['--seed', opts.seed],
+      ['--teacher', opts.teacher],
+      ['--student', opts.student],
+    ] as const)
+      if (v !== undefined) throw new InputError(flag, 'applies to --generator only');
     const target = exportTarget(opts);
     refuseExisting(target, opts.force);
     const r = await cleanOnFailure(target, () => runExport(opts));

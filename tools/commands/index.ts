@@ -124,6 +124,12 @@ export const COMMANDS: CommandSpec[] = [
     load: () => import('./trainAgents.ts'),
   },
   {
+    name: 'train-selfplay',
+    summary:
+      'asymmetric self-play: a teacher learns hard long-tail scenarios it can solve, the learned agent trains on them',
+    load: () => import('./trainSelfplay.ts'),
+  },
+  {
     name: 'export',
     summary:
       'export a log (Parquet, Foxglove MCAP) or simulated scenarios (Arrow, Parquet, JSON, WOMD TFRecord, MCAP, Sim Agents submission)',

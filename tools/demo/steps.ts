@@ -4,6 +4,7 @@ import { discover } from './discover.ts';
 import { importKitti } from './importKitti.ts';
 import { pipelineDemo } from './pipeline.ts';
 import { selftrainDemo } from './selftrain.ts';
+import { selfplayDemo } from './selfplay.ts';
 import { simulate } from './simulate.ts';
 import { synth } from './synth.ts';
 import { tokenizeDemo } from './tokenize.ts';
@@ -18,4 +19,5 @@ export const DEMO_STEPS: DemoStep[] = [
   tokenizeDemo,
   forecastDemo,
   simulate,
+  selfplayDemo,
 ];
