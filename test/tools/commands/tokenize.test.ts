@@ -43,10 +43,13 @@ describe('drivekit tokenize / eval-tokenizer', () => {
         'depth_l1_median_m',
         'frames',
         'perplexity',
+        'too_far_5m',
         'within_1m',
       ].sort(),
     );
     expect(ev.frames).toBe(2);
+    expect(ev.too_far_5m).toBeGreaterThanOrEqual(0);
+    expect(ev.too_far_5m).toBeLessThanOrEqual(1);
     // Flat ground and one car seen by a 32-beam sensor: most returns come back within a metre.
     expect(ev.depth_l1_median_m).toBeLessThan(1);
   });
