@@ -284,7 +284,7 @@ export function register(program: Command): void {
     .option('--format <format>', `${EXPORT_FORMATS.join(' | ')} (required unless --generator)`)
     .option(
       '--generator <name>',
-      `generate a synthetic scenario dataset instead: ${SCENARIO_GENERATORS.join(' | ')} (the self-play teacher, the same teacher without the solvability check, the procedural long-tail); writes scenarios (Arrow), Parquet, WOMD, GPUDrive JSON and datasheet.md/json (default --out: out/scenarios-<generator>)`,
+      `generate a synthetic scenario dataset instead: ${SCENARIO_GENERATORS.join(' | ')} (the self-play teacher, the same teacher without the solvability check, the procedural long-tail); writes scenarios (Arrow), Parquet, WOMD, GPUDrive JSON and datasheet.md/json into --out (out/scenarios-<generator> when not given)`,
     )
     .option(
       '--count <n>',
