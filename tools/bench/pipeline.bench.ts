@@ -143,7 +143,7 @@ export const benchmarks: Benchmark[] = [
           processes_fps_steady: round(median(piped)),
           in_process_fps_steady: round(median(inproc)),
           ratio: round(median(piped) / median(inproc)),
-          target_ratio: 0.9,
+          target_ratio: 0.95,
           processes_fps_total: round(median(pipedTotal)),
           in_process_fps_total: round(median(inprocTotal)),
           runs_processes_fps: piped.map(round),
