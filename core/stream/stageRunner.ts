@@ -111,7 +111,19 @@ export interface StageResult {
   /** Results that could not be sent before the drain deadline. */
   unsent: number;
   elapsedS: number;
+  /**
+   * Where the time went from the first batch on (s): in the transform or the source producing it, waiting
+   * for input, waiting on a full output; and the process's CPU over the same span (all its threads).
+   */
+  profile: StageProfile;
   addresses: { input?: string; output?: string };
+}
+
+export interface StageProfile {
+  workS: number;
+  receiveWaitS: number;
+  sendWaitS: number;
+  cpuS: number;
 }
 
 export const DEFAULT_DRAIN_MS = 5000;
@@ -185,6 +197,8 @@ export async function runStage(cfg: StageConfig): Promise<StageResult> {
   const failed = () => (failSignal?.aborted ? (failSignal.reason as Error) : null);
 
   let unsent = 0;
+  const prof: StageProfile = { workS: 0, receiveWaitS: 0, sendWaitS: 0, cpuS: 0 };
+  let cpu0: NodeJS.CpuUsage | null = null;
   /** Send a result; `ipcBytes`, when given, are its already-encoded message body. */
   const send = async (batch: RecordBatch, ipcBytes?: Uint8Array): Promise<void> => {
     if (!output || output.closed) {
@@ -193,7 +207,10 @@ export async function runStage(cfg: StageConfig): Promise<StageResult> {
     }
     try {
       const topic = cfg.output!.topic;
-      await output.send(ipcBytes ? [topic, ipcBytes] : batchMessage(topic, batch));
+      const message = ipcBytes ? [topic, ipcBytes] : batchMessage(topic, batch);
+      const t = performance.now();
+      await output.send(message);
+      prof.sendWaitS += (performance.now() - t) / 1000;
       counters.out++;
     } catch (e) {
       if (!isEagain(e)) throw e;
@@ -204,6 +221,7 @@ export async function runStage(cfg: StageConfig): Promise<StageResult> {
   const handle = async (batch: RecordBatch, topic: string, body?: Buffer): Promise<void> => {
     const index = counters.in++;
     let result: TransformResult;
+    const t = performance.now();
     try {
       result = await transform(batch, { topic, index });
     } catch (e) {
@@ -212,6 +230,7 @@ export async function runStage(cfg: StageConfig): Promise<StageResult> {
       skips.skip(e instanceof SchemaError ? 'wrong-schema' : 'transform-failed', detail);
       return;
     }
+    prof.workS += (performance.now() - t) / 1000;
     if (result === null || (Array.isArray(result) && result.length === 0)) counters.dropped++;
     // A stage with two outputs per input (a result and its input forwarded): each goes out in turn.
     else if (Array.isArray(result)) {
@@ -229,10 +248,21 @@ export async function runStage(cfg: StageConfig): Promise<StageResult> {
     if (output && cfg.output?.bos)
       await output.send(bosMessage({ topic: cfg.output.topic, ...cfg.output.bos }));
     if (cfg.source) {
-      for await (const batch of cfg.source(signal)) {
-        if (signal.aborted) throw new Stopped();
-        await handle(batch, cfg.output?.topic ?? '');
-        if (signal.aborted) throw new Stopped();
+      const source = cfg.source(signal)[Symbol.asyncIterator]();
+      // As `for await` would, but timing each batch the source produces.
+      try {
+        for (;;) {
+          const t = performance.now();
+          const next = await source.next();
+          if (next.done) break;
+          cpu0 ??= process.cpuUsage();
+          prof.workS += (performance.now() - t) / 1000;
+          if (signal.aborted) throw new Stopped();
+          await handle(next.value, cfg.output?.topic ?? '');
+          if (signal.aborted) throw new Stopped();
+        }
+      } finally {
+        await source.return?.(undefined);
       }
       // A source that returns early on abort (a replay sleeping between frames) was stopped, not done.
       stoppedBy = signal.aborted ? 'signal' : 'source-end';
@@ -243,8 +273,11 @@ export async function runStage(cfg: StageConfig): Promise<StageResult> {
         if (failed()) throw failed();
         if (signal.aborted) throw new Stopped();
         let frames: Buffer[];
+        const t = performance.now();
         try {
           frames = await input!.receive();
+          // Waiting before the first message is start-up (the upstream starting), not a stall.
+          if (cpu0) prof.receiveWaitS += (performance.now() - t) / 1000;
         } catch (e) {
           if (failed()) throw failed();
           if (isEagain(e) && signal.aborted) throw new Stopped();
@@ -263,6 +296,7 @@ export async function runStage(cfg: StageConfig): Promise<StageResult> {
             break;
           }
         } else {
+          cpu0 ??= process.cpuUsage();
           counters.bytesIn += msg.bytes;
           await handle(msg.batch, msg.topic, msg.body);
         }
@@ -313,5 +347,9 @@ export async function runStage(cfg: StageConfig): Promise<StageResult> {
   if (output && !output.closed) output.close();
   if (unsent > 0) log(`${cfg.name}: ${unsent} result(s) not sent (no peer before the drain deadline)`);
   const elapsedS = Number(process.hrtime.bigint() - started) / 1e9;
-  return { counters, stoppedBy, eosSent, unsent, elapsedS, addresses };
+  if (cpu0) {
+    const cpu = process.cpuUsage(cpu0);
+    prof.cpuS = (cpu.user + cpu.system) / 1e6;
+  }
+  return { counters, stoppedBy, eosSent, unsent, elapsedS, profile: prof, addresses };
 }

@@ -1,7 +1,7 @@
 // Scale-out benchmarks (issue 17): `discover` over 32 small synthetic logs as BullMQ jobs on 1, 2 and 4
 // worker processes against the plain sequential command, the engine's overhead per job, and BullMQ's
 // own throughput on one local Redis (jobs/s, trivial jobs), each with the machine's load average.
-import { execFile, type ChildProcess, spawn } from 'node:child_process';
+import { execFile, type ChildProcess, fork, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -210,6 +210,45 @@ async function flowRun(
   return { seconds, parallelism: Number((busyMs / 1000 / seconds).toFixed(2)) };
 }
 
+/**
+ * The machine's own ceiling: the same discover calls in `n` plain processes (no queue, no Redis, no worker),
+ * each given every n-th log after a warm-up, all started at once. Wall seconds from 'go' until the last is
+ * done, and the CPU seconds they used: 2 such processes vs 1 is the most 2 workers can reach on these cores.
+ */
+async function plainProcesses(logs: string[], n: number): Promise<{ seconds: number; cpuS: number }> {
+  const children = Array.from({ length: n }, () =>
+    fork(path.join(REPO_ROOT, 'tools', 'bench', 'discoverLoopChild.ts'), [], {
+      cwd: REPO_ROOT,
+      execArgv: ['--import', 'tsx'],
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    }),
+  );
+  try {
+    await Promise.all(
+      children.map(
+        (c, i) =>
+          new Promise<void>((resolve, reject) => {
+            c.once('message', () => resolve());
+            c.once('exit', (code) => reject(new Error(`discover loop child exited (${code}) before ready`)));
+            c.send({ logs: logs.filter((_, k) => k % n === i), warmupLog: logs[i] });
+          }),
+      ),
+    );
+    const t0 = performance.now();
+    const done = children.map(
+      (c) => new Promise<{ seconds: number; cpuS: number }>((resolve) => c.once('message', resolve)),
+    );
+    for (const c of children) c.send('go');
+    const results = await Promise.all(done);
+    return {
+      seconds: (performance.now() - t0) / 1000,
+      cpuS: results.reduce((s, r) => s + r.cpuS, 0),
+    };
+  } finally {
+    for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  }
+}
+
 const flowSeconds = async (conn: RedisConnection, logs: string[], command = 'discover') =>
   (await flowRun(conn, logs, command)).seconds;
 
@@ -294,6 +333,20 @@ export const benchmarks: Benchmark[] = [
         for (const l of logs) await runCommandInProcess('discover', ['--log', l]);
         const seqIn = (Date.now() - t0) / 1000;
         emit({ name: 'scaleout_discover_sequential_inprocess', logs: n, seconds: seqIn, load1: load() });
+        // The ceiling on these cores, measured beside the workers: 2 plain processes vs 1, same calls.
+        const plain1 = await plainProcesses(logs, 1);
+        const plain2 = await plainProcesses(logs, 2);
+        const ceiling = plain1.seconds / plain2.seconds;
+        emit({
+          name: 'scaleout_discover_plain_processes',
+          logs: n,
+          seconds_1: Number(plain1.seconds.toFixed(2)),
+          seconds_2: Number(plain2.seconds.toFixed(2)),
+          speedup_2_vs_1: Number(ceiling.toFixed(2)),
+          cpu_vs_1: Number((plain2.cpuS / plain1.cpuS).toFixed(2)),
+          cores_obtained_2: Number((plain2.cpuS / plain2.seconds).toFixed(2)),
+          load1: load(),
+        });
         const conn = parseRedisUrl(url);
         let one = NaN;
         let oneCpuS = NaN;
@@ -327,6 +380,8 @@ export const benchmarks: Benchmark[] = [
               // ≈ workers when the engine runs them all at once; the speedup falls short of it when
               // the processes do not get a core each.
               parallelism,
+              // 1 when the workers scale as well as plain processes doing the same calls on these cores.
+              speedup_vs_plain_ceiling: w === 2 ? Number((one / warm / ceiling).toFixed(2)) : null,
               speedup_vs_sequential_cli: Number((seqCli / warm).toFixed(2)),
               speedup_vs_sequential_inprocess: Number((seqIn / warm).toFixed(2)),
               cores: os.cpus().length,

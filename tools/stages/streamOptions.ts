@@ -130,5 +130,7 @@ export function resultSummary(r: StageResult): Record<string, unknown> {
     stoppedBy: r.stoppedBy,
     unsent: r.unsent,
     elapsedS: Number(r.elapsedS.toFixed(3)),
+    // From the first batch on (s): working, waiting for input, waiting on a full output, CPU of the process.
+    profile: Object.fromEntries(Object.entries(r.profile).map(([k, v]) => [k, Number(v.toFixed(3))])),
   };
 }
