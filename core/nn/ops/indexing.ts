@@ -1,7 +1,10 @@
-// Indexing ops (ONNX opset 17): Gather (embeddings), GatherElements, GatherND, ScatterND and
-// ScatterElements (with 'add' reduction for accumulating), OneHot.
+// Indexing ops (ONNX opset 17): Gather (embeddings), GatherElements, GatherND, ScatterND (its 'add'
+// emitted as ScatterElements, which onnxruntime runs without races), ScatterElements, OneHot.
 import { attr, requireSameDType, type Tensor } from '../graph.ts';
 import { dimsCompatible, fmtShape, normAxis, ShapeError, type Dim } from '../shape.ts';
+import { mul } from './elementwise.ts';
+import { reduceSum } from './reduce.ts';
+import { expandAs, reshape, reshapeLike } from './shape.ts';
 
 function requireIndices(op: string, t: Tensor, allowInt32: boolean): void {
   if (!(t.dtype === 'int64' || (allowInt32 && t.dtype === 'int32'))) {
@@ -67,9 +70,40 @@ export function scatterND(
   if (want.length !== updates.rank || !want.every((d, i) => dimsCompatible(d, updates.shape[i]))) {
     throw new ShapeError(`${op}: updates ${fmtShape(updates.shape)} should be ${fmtShape(want)}`);
   }
+  if (reduction === 'add') return scatterAddRows(data, indices, updates);
   return g.addNode('ScatterND', [data, indices, updates], [{ dtype: data.dtype, shape: data.shape }], {
     reduction: attr.string(reduction),
   })[0];
+}
+
+/**
+ * ScatterND's 'add' as ScatterElements along the rows of `data`. onnxruntime's CPU ScatterND applies the
+ * updates on several threads with no atomics, so repeated indices — the reason for an 'add' (pillar
+ * pooling, an embedding's gradient) — lose updates at random; ScatterElements gives each output column to
+ * one thread and adds in index order: the same sums on every run and every thread count. Indices of more
+ * than one axis are folded into one row index (they must be non-negative, data's indexed dims static).
+ */
+function scatterAddRows(data: Tensor, indices: Tensor, updates: Tensor): Tensor {
+  const g = data.graph;
+  const k = indices.shape[indices.rank - 1] as number;
+  const rest = data.shape.slice(k);
+  let rowIndex = indices;
+  let table = data;
+  if (k > 1) {
+    const dims = data.shape.slice(1, k);
+    if (!dims.every((d): d is number => typeof d === 'number'))
+      throw new ShapeError(
+        `${g.where('ScatterND')}: indexed dims ${fmtShape(dims)} of ${data} must be static`,
+      );
+    const strides = dims.map((_, j) => dims.slice(j).reduce((a, b) => a * b, 1));
+    rowIndex = reduceSum(mul(indices, g.int64s([...strides, 1])), [-1], true);
+    table = reshape(data, [-1, ...rest]);
+  }
+  const flatUpdates = indices.rank === 2;
+  const upd = flatUpdates ? updates : reshape(updates, [-1, ...rest]);
+  const index = expandAs(reshape(rowIndex, [-1, ...rest.map(() => 1)]), upd);
+  const out = scatterElements(table, index, upd, 0, 'add');
+  return k > 1 ? reshapeLike(out, data) : out;
 }
 
 /** Copy of `data` with updates[i][j] written (or added) at data[indices[i][j]][j] along `axis`. */

@@ -231,7 +231,7 @@ export const GRAD_CASES: GradCase[] = [
     fn: (g, x) => o.gatherND(x.a, i64(g, [0, 1, 2, 3, 0, 1], [3, 2])),
   },
   {
-    name: 'ScatterND (add, repeated indices)',
+    name: 'ScatterElements (scatterND add, repeated indices)',
     inputs: { d: s(4, 3), u: s(3, 3) },
     fn: (g, x) => o.scatterND(x.d, i64(g, [1, 3, 1], [3, 1]), x.u, 'add'),
   },
