@@ -1,6 +1,6 @@
 // Chamfer distance between point clouds as the 4D-Occ protocol computes it (squared distances, ½ the sum
 // of the two directions' means), with nearest neighbours found in a uniform xy grid instead of pairwise.
-import type { SensorPoints } from './voxelize.ts';
+import { selectPoints, type SensorPoints } from './voxelize.ts';
 
 /** A CSR grid over the xy bounding box of a cloud: cell → the indices of its points. */
 interface XyGrid {
@@ -132,12 +132,9 @@ export function chamferStats(a: SensorPoints, b: SensorPoints): ChamferStats {
 
 /** The points inside |x| ≤ halfX, |y| ≤ halfY, |z| ≤ halfZ (4D-Occ's near field: 70, 70, 4.5 m). */
 export function cropBox(p: SensorPoints, halfX: number, halfY: number, halfZ: number): SensorPoints {
-  const keep: number[] = [];
+  const keep = new Int32Array(p.x.length);
+  let n = 0;
   for (let i = 0; i < p.x.length; i++)
-    if (Math.abs(p.x[i]) <= halfX && Math.abs(p.y[i]) <= halfY && Math.abs(p.z[i]) <= halfZ) keep.push(i);
-  return {
-    x: Float32Array.from(keep, (i) => p.x[i]),
-    y: Float32Array.from(keep, (i) => p.y[i]),
-    z: Float32Array.from(keep, (i) => p.z[i]),
-  };
+    if (Math.abs(p.x[i]) <= halfX && Math.abs(p.y[i]) <= halfY && Math.abs(p.z[i]) <= halfZ) keep[n++] = i;
+  return selectPoints(p, keep, n);
 }

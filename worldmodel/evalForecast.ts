@@ -28,7 +28,7 @@ import { moverChamfer } from './moverChamfer.ts';
 import { depthAlongRays } from './rangeDepth.ts';
 import { sensorOrigin, sensorPoints } from './sweep.ts';
 import type { Tokenizer } from './tokenizerModel.ts';
-import type { SensorPoints } from './voxelize.ts';
+import { selectPoints, type SensorPoints } from './voxelize.ts';
 
 /** Baselines that need no tokenizer. */
 export const POINT_BASELINES = [
@@ -105,7 +105,8 @@ function scoredPart(
 ): SensorPoints {
   const g = cfg.grid;
   const minSq = cfg.render.minRangeM ** 2;
-  const keep: number[] = [];
+  const keep = new Int32Array(p.x.length);
+  let n = 0;
   for (let i = 0; i < p.x.length; i++) {
     const x = p.x[i];
     const y = p.y[i];
@@ -114,13 +115,9 @@ function scoredPart(
     if (x * x + y * y + z * z < minSq) continue;
     const vx = x + origin[0];
     if (vx >= EGO_BOX.xMinM && vx <= EGO_BOX.xMaxM && Math.abs(y + origin[1]) <= EGO_BOX.halfYM) continue;
-    keep.push(i);
+    keep[n++] = i;
   }
-  return {
-    x: Float32Array.from(keep, (i) => p.x[i]),
-    y: Float32Array.from(keep, (i) => p.y[i]),
-    z: Float32Array.from(keep, (i) => p.z[i]),
-  };
+  return selectPoints(p, keep, n);
 }
 
 const mean = (xs: readonly number[]) => {

@@ -5,7 +5,7 @@ import type { Pose } from '../core/geometry/pose.ts';
 import { chamferStats, cropBox, medianOf } from './chamfer.ts';
 import type { TokenizerConfig } from './config.ts';
 import { raysFromPoints, type Rays } from './rays.ts';
-import type { SensorPoints } from './voxelize.ts';
+import { selectPoints, type SensorPoints } from './voxelize.ts';
 
 /** 4D-Occ's near field around the reference (start) frame. */
 export const NEAR_FIELD = { halfXM: 70, halfYM: 70, halfZM: 4.5 };
@@ -26,17 +26,14 @@ export function protocolOffsets(h: Horizon, rateHz: number): number[] {
 
 /** The points outside the ego box (vehicle frame). */
 export function removeEgo(pc: Pick<PointCloud, 'x' | 'y' | 'z'>): SensorPoints {
-  const keep: number[] = [];
+  const keep = new Int32Array(pc.x.length);
+  let n = 0;
   for (let i = 0; i < pc.x.length; i++) {
     const x = pc.x[i];
     const inside = x >= EGO_BOX.xMinM && x <= EGO_BOX.xMaxM && Math.abs(pc.y[i]) <= EGO_BOX.halfYM;
-    if (!inside) keep.push(i);
+    if (!inside) keep[n++] = i;
   }
-  return {
-    x: Float32Array.from(keep, (i) => pc.x[i]),
-    y: Float32Array.from(keep, (i) => pc.y[i]),
-    z: Float32Array.from(keep, (i) => pc.z[i]),
-  };
+  return selectPoints(pc, keep, n);
 }
 
 /** Points moved by a rigid transform (a new cloud). */
@@ -84,19 +81,16 @@ export function truthSweep(
   const rays = truthRays(cfg, pc, origin, rayStride);
   const noEgo = removeEgo(pc);
   const minSq = cfg.render.minRangeM ** 2;
-  const keep: number[] = [];
+  const keep = new Int32Array(noEgo.x.length);
+  let n = 0;
   for (let i = 0, seen = 0; i < noEgo.x.length; i++) {
     const x = noEgo.x[i] - origin[0];
     const y = noEgo.y[i] - origin[1];
     const z = noEgo.z[i] - origin[2];
     if (x * x + y * y + z * z < minSq) continue;
-    if (seen++ % Math.max(1, rayStride) === 0) keep.push(i);
+    if (seen++ % Math.max(1, rayStride) === 0) keep[n++] = i;
   }
-  const full = {
-    x: Float32Array.from(keep, (i) => noEgo.x[i]),
-    y: Float32Array.from(keep, (i) => noEgo.y[i]),
-    z: Float32Array.from(keep, (i) => noEgo.z[i]),
-  };
+  const full = selectPoints(noEgo, keep, n);
   return {
     rays,
     pointsT0: rayPoints(rays, rays.depthM, origin, t0FromTarget),
@@ -139,11 +133,14 @@ export function rayPoints(
   origin: readonly [number, number, number],
   m: Pose,
 ): SensorPoints {
-  const p = {
-    x: Float32Array.from(rays.dirX, (d, i) => d * depth[i]),
-    y: Float32Array.from(rays.dirY, (d, i) => d * depth[i]),
-    z: Float32Array.from(rays.dirZ, (d, i) => d * depth[i]),
-  };
+  const n = rays.count;
+  const p = { x: new Float32Array(n), y: new Float32Array(n), z: new Float32Array(n) };
+  for (let i = 0; i < n; i++) {
+    // Float32 products, as the points were always stored.
+    p.x[i] = rays.dirX[i] * depth[i];
+    p.y[i] = rays.dirY[i] * depth[i];
+    p.z[i] = rays.dirZ[i] * depth[i];
+  }
   return transformed(p, m, origin);
 }
 
