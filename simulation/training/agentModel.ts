@@ -166,14 +166,19 @@ export class AgentModel {
 
   /** Only the parameters of another run's checkpoint (e.g. RTR starting from a BC run). */
   async loadWeights(path: string): Promise<void> {
+    // A separate value network (policyNet valueHidden) may start fresh on a model trained without one.
+    const valueNet = (name: string) => name.startsWith('valueTrunk') || name.startsWith('valueOut');
     if (path.endsWith('.onnx')) {
-      this.net.params.load(onnxParams(fs.readFileSync(path), this.net.params.list(), path));
+      this.net.params.load(
+        onnxParams(fs.readFileSync(path), this.net.params.list(), path, valueNet),
+        valueNet,
+      );
       return;
     }
     const { tensors } = await nn.readSafetensors(path);
     const params = new Map<string, ArrayLike<number>>();
     for (const [k, t] of tensors) if (k.startsWith('param/')) params.set(k.slice(6), t.data as Float32Array);
-    this.net.params.load(params);
+    this.net.params.load(params, valueNet);
   }
 
   async dispose(): Promise<void> {
@@ -190,11 +195,13 @@ export function onnxParams(
   bytes: Uint8Array,
   wanted: readonly { name: string; data: ArrayLike<number> }[],
   what: string,
+  keepInit?: (name: string) => boolean,
 ): Map<string, Float32Array> {
   const init = new Map(decodeModel(bytes).graph.initializer.map((t) => [t.name, t]));
   const out = new Map<string, Float32Array>();
   for (const p of wanted) {
     const t = init.get(p.name);
+    if (!t && keepInit?.(p.name)) continue;
     const raw = t?.rawData;
     const data = raw?.length
       ? new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength))

@@ -20,9 +20,20 @@ export interface PolicyNetConfig {
   hidden: readonly number[];
   /** Parameter initialisation seed. */
   seed: number;
+  /**
+   * Hidden sizes of a value network of its own on the pooled features, which the value loss does not
+   * train (a stop-gradient): RL's value regression then leaves the policy's features to imitation and the
+   * policy gradient. Empty: the value is a linear head on the policy's trunk (shared).
+   */
+  valueHidden: readonly number[];
 }
 
-export const DEFAULT_POLICY_NET: PolicyNetConfig = { entityWidth: 32, hidden: [192, 128], seed: 1 };
+export const DEFAULT_POLICY_NET: PolicyNetConfig = {
+  entityWidth: 32,
+  hidden: [192, 128],
+  seed: 1,
+  valueHidden: [],
+};
 
 // Fixed feature scales (metres over 20, speeds over 10, sizes over 5 / 2, flags 1), so inputs are O(1).
 const OWN_SCALE = [0.1, 0.1, 0.1, 0.2, 0.5, 1, 1, 1, 1, 0.02, 0.02, 1];
@@ -67,7 +78,14 @@ export function createPolicyNet(
   const trunk = nn.mlp(ps, 'trunk', [(v2 ? 6 : 4) * W, ...cfg.hidden], { activateLast: true });
   const last = cfg.hidden[cfg.hidden.length - 1];
   const policyHead = nn.linear(ps, 'policy', last, actions);
-  const valueHead = nn.linear(ps, 'value', last, 1);
+  const joined = (v2 ? 6 : 4) * W;
+  const separate = cfg.valueHidden.length > 0;
+  const valueTrunk = separate
+    ? nn.mlp(ps, 'valueTrunk', [joined, ...cfg.valueHidden], { activateLast: true })
+    : null;
+  const valueHead = separate
+    ? nn.linear(ps, 'valueOut', cfg.valueHidden[cfg.valueHidden.length - 1], 1)
+    : nn.linear(ps, 'value', last, 1);
   const off = observationOffsets(obs);
   const scale = featureScale(obs);
   // One entity type: slice its block, encode every entity, zero the empty slots (their features are
@@ -96,7 +114,8 @@ export function createPolicyNet(
         1,
       );
       const z = trunk(h);
-      return { logits: policyHead(z), value: nn.squeeze(valueHead(z), 1) };
+      const v = valueTrunk ? valueHead(valueTrunk(h.stopGradient())) : valueHead(z);
+      return { logits: policyHead(z), value: nn.squeeze(v, 1) };
     },
   };
 }

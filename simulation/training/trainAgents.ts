@@ -26,6 +26,7 @@ import { closedLoopScores, type MeanScores } from './evaluate.ts';
 import { DEFAULT_PPO, type PpoConfig } from './ppo.ts';
 import { withLogRoutes } from './logExpert.ts';
 import { rlIteration } from './rtr.ts';
+import type { ClosedLoopConfig } from './closedLoop.ts';
 
 export type TrainMode = 'bc' | 'dagger' | 'ppo' | 'rtr';
 
@@ -50,6 +51,7 @@ export interface TrainAgentsConfig {
   emaPg: EmaPgConfig;
   dual: DualAscentConfig;
   dagger: DaggerConfig;
+  rl: RlRecipe;
   /**
    * The network drives moving vehicles and cyclists only; parked vehicles and pedestrians follow
    * simulation/agents/ruleAgents.ts, in training (DAgger) and in the exported model's use.
@@ -57,6 +59,44 @@ export interface TrainAgentsConfig {
   ruleAgents: boolean;
   model: Partial<AgentModelConfig>;
 }
+
+/** PPO / RTR beyond the PPO update itself: how experience is collected, what imitation sees, how λ moves. */
+export interface RlRecipe {
+  /** Bootstrap at the time limit, return scaling and expert labels (closedLoop.ts); rule agents follow `ruleAgents`. */
+  closedLoop: Pick<ClosedLoopConfig, 'labelStride' | 'bootstrap' | 'normaliseReturns'>;
+  /** Share of each iteration's scenarios drawn from the long-tail ones (0: one pool of logged and long-tail). */
+  longtailShare: number;
+  /** Dual ascent on an exponential average of the infraction rate with this weight on the past (0: raw). */
+  rateSmoothing: number;
+  /** Rows the imitation set keeps when the rollouts are expert-labelled (closedLoop.labelStride > 0). */
+  ilSetSize: number;
+}
+
+/** The recipe PPO and RTR were first trained with. */
+export const DEFAULT_RL: RlRecipe = {
+  closedLoop: { labelStride: 0, bootstrap: false, normaliseReturns: false },
+  longtailShare: 0,
+  rateSmoothing: 0,
+  ilSetSize: 120_000,
+};
+
+/**
+ * The full recipe (`--rl-recipe full`): imitation rows on the policy's own states labelled by the
+ * log-conditioned expert, bootstrap at the time limit, scaled returns, a quarter long-tail scenarios, and
+ * dual ascent on a smoothed rate with a small step (FULL_RL_DUAL); with a value network of its own
+ * (FULL_RL_VALUE_HIDDEN).
+ */
+export const FULL_RL: RlRecipe = {
+  closedLoop: { labelStride: 2, bootstrap: true, normaliseReturns: true },
+  longtailShare: 0.25,
+  rateSmoothing: 0.8,
+  ilSetSize: 120_000,
+};
+export const FULL_RL_DUAL: DualAscentConfig = { targetRate: 0.02, stepSize: 2, maxLambda: 10 };
+export const FULL_RL_VALUE_HIDDEN: readonly number[] = [128];
+
+/** RTR's file of expert-labelled imitation rows (runs with closedLoop.labelStride > 0), resumed with the run. */
+export const RTR_IL_SET_FILE = 'rtr-il-set.bin';
 
 export const DEFAULT_TRAIN_AGENTS: TrainAgentsConfig = {
   mode: 'bc',
@@ -72,6 +112,7 @@ export const DEFAULT_TRAIN_AGENTS: TrainAgentsConfig = {
   emaPg: DEFAULT_EMA_PG,
   dual: DEFAULT_DUAL_ASCENT,
   dagger: DEFAULT_DAGGER,
+  rl: DEFAULT_RL,
   ruleAgents: false,
   model: {},
 };
@@ -131,14 +172,22 @@ export async function trainAgents(
     let start = 0;
     let lambda = cfg.mode === 'ppo' ? 1 : cfg.lambda;
     let curve: CurvePoint[] = [];
+    let smoothedRate: number | undefined;
     if (fs.existsSync(ckpt)) {
       const r = await model.loadCheckpoint(ckpt, rng);
-      const extra = r.extra as { mode: TrainMode; done: number; lambda: number; curve: CurvePoint[] };
+      const extra = r.extra as {
+        mode: TrainMode;
+        done: number;
+        lambda: number;
+        curve: CurvePoint[];
+        smoothedRate?: number;
+      };
       if (extra.mode !== cfg.mode)
         throw new Error(`${ckpt}: a ${extra.mode} run, not ${cfg.mode} (use another --out)`);
       start = extra.done;
       lambda = extra.lambda;
       curve = extra.curve;
+      smoothedRate = extra.smoothedRate;
     } else if (input.init) {
       await model.loadWeights(input.init);
     }
@@ -148,7 +197,13 @@ export async function trainAgents(
       ? buildDemoSet(input.scenarios, model.bins, model.cfg.observation, { skipRuleAgents: cfg.ruleAgents })
       : undefined;
     const save = (done: number) =>
-      model.saveCheckpoint(ckpt, model.trainer.stepCount, rng, { mode: cfg.mode, done, lambda, curve });
+      model.saveCheckpoint(ckpt, model.trainer.stepCount, rng, {
+        mode: cfg.mode,
+        done,
+        lambda,
+        curve,
+        smoothedRate,
+      });
     if (cfg.mode === 'bc') {
       const b = emptyBatch(cfg.batch, model.obsSize);
       let sum = 0;
@@ -167,13 +222,35 @@ export async function trainAgents(
     } else if (cfg.mode === 'dagger') {
       await daggerRounds(model, input, cfg, demos!, rng, start, curve, save);
     } else {
-      const pool = [...input.scenarios, ...(input.longtail ?? [])];
+      const rl = cfg.rl;
+      const labels = rl.closedLoop.labelStride > 0;
+      // The expert follows each logged agent's own lanes (as in DAgger's rollouts).
+      const logged = labels ? input.scenarios.map((s) => withLogRoutes(s)) : input.scenarios;
+      const longtail = input.longtail ?? [];
+      const pool = [...logged, ...longtail];
       const anchor = cfg.pg === 'ema' ? new EmaAnchor(model, cfg.emaPg) : undefined;
+      const ilFile = path.join(input.out, RTR_IL_SET_FILE);
+      let ilSet: AggregateSet | undefined;
+      if (labels && cfg.mode === 'rtr') {
+        if (start > 0 && fs.existsSync(ilFile))
+          ilSet = AggregateSet.fromBytes(fs.readFileSync(ilFile), model.obsSize, rl.ilSetSize, ilFile);
+        else {
+          // Seeded with the log demonstrations; the policy's own labelled states replace them over time.
+          ilSet = new AggregateSet(model.obsSize, rl.ilSetSize);
+          if (demos) ilSet.add(demos.obs, demos.action, demos.count, rng);
+        }
+      }
+      const draw = (from: readonly Scenario[]) => from[rng.int(from.length)];
       for (let it = start; it < cfg.steps; it++) {
-        const batch = Array.from(
-          { length: Math.min(cfg.scenariosPerIteration, pool.length) },
-          () => pool[rng.int(pool.length)],
-        );
+        const k = Math.min(cfg.scenariosPerIteration, pool.length);
+        const fromLongtail = longtail.length && rl.longtailShare > 0 ? Math.round(k * rl.longtailShare) : 0;
+        const batch =
+          fromLongtail > 0
+            ? [
+                ...Array.from({ length: k - fromLongtail }, () => draw(logged)),
+                ...Array.from({ length: fromLongtail }, () => draw(longtail)),
+              ]
+            : Array.from({ length: k }, () => draw(pool));
         const r = await rlIteration(model, batch, rng, {
           mode: cfg.mode,
           lambda,
@@ -181,8 +258,13 @@ export async function trainAgents(
           dual: cfg.dual,
           demos,
           anchor,
+          closedLoop: { ...rl.closedLoop, ruleAgents: cfg.ruleAgents },
+          ilSet,
+          rateSmoothing: rl.rateSmoothing,
+          smoothedRate,
         });
         lambda = r.nextLambda;
+        smoothedRate = r.smoothedRate;
         curve.push({
           iteration: it + 1,
           return: r.meanEpisodeReturn,
@@ -191,6 +273,7 @@ export async function trainAgents(
           red_light: r.redLightRate,
           infraction: r.infractionRate,
           lambda: r.lambda,
+          ...(rl.rateSmoothing > 0 ? { infraction_smoothed: r.smoothedRate } : {}),
           ce: r.terms.ce ?? NaN,
           ...(anchor ? { kl: r.terms.kl ?? NaN } : {}),
         });
@@ -199,7 +282,10 @@ export async function trainAgents(
           cfg.steps,
           `return ${r.meanEpisodeReturn.toFixed(2)} infractions ${(100 * r.infractionRate).toFixed(1)}% λ ${r.lambda.toFixed(2)}`,
         );
-        if ((it + 1) % cfg.checkpointEvery === 0 || it + 1 === cfg.steps) await save(it + 1);
+        if ((it + 1) % cfg.checkpointEvery === 0 || it + 1 === cfg.steps) {
+          if (ilSet) writeFileAtomicSync(ilFile, ilSet.toBytes());
+          await save(it + 1);
+        }
       }
     }
     const settings: LearnedModelSpec & Record<string, unknown> = {
@@ -215,6 +301,7 @@ export async function trainAgents(
       emaPg: (cfg.mode === 'ppo' || cfg.mode === 'rtr') && cfg.pg === 'ema' ? cfg.emaPg : undefined,
       dual: cfg.dual,
       dagger: cfg.mode === 'dagger' ? cfg.dagger : undefined,
+      rl: cfg.mode === 'ppo' || cfg.mode === 'rtr' ? cfg.rl : undefined,
       ruleAgents: cfg.ruleAgents,
       lr: model.cfg.lr,
       seed: cfg.seed,

@@ -6,7 +6,14 @@ import { InputError } from '../../core/errors.ts';
 import { createProgress } from '../../core/progress.ts';
 import { longtailFromSpec, scenariosFromSpec } from '../../simulation/training/scenarioSpec.ts';
 import { prepareScenarioSources } from '../../simulation/scenarioSources.ts';
-import { DEFAULT_TRAIN_AGENTS, trainAgents, type TrainMode } from '../../simulation/training/trainAgents.ts';
+import {
+  DEFAULT_TRAIN_AGENTS,
+  FULL_RL,
+  FULL_RL_DUAL,
+  FULL_RL_VALUE_HIDDEN,
+  trainAgents,
+  type TrainMode,
+} from '../../simulation/training/trainAgents.ts';
 import { intOption, numberOption } from '../numberOption.ts';
 import { DEFAULT_OBSERVATION } from '../../simulation/observation.ts';
 import { REAL_EXPERTS, type RealExpert } from '../../simulation/training/dagger.ts';
@@ -29,6 +36,7 @@ export interface TrainAgentsCliOptions {
   stepsPerRound?: number;
   realExpert?: string;
   betaRounds?: number;
+  rlRecipe?: string;
   observation?: string;
   seed: number;
   json?: boolean;
@@ -64,6 +72,16 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
     throw new InputError('--real-expert', 'is a DAgger option: use --mode dagger');
   if (opts.betaRounds !== undefined && mode !== 'dagger')
     throw new InputError('--beta-rounds', 'is a DAgger option: use --mode dagger');
+  const recipe = opts.rlRecipe ?? 'basic';
+  if (recipe !== 'basic' && recipe !== 'full')
+    throw new InputError('--rl-recipe', `must be basic or full, got '${opts.rlRecipe}'`);
+  if (opts.rlRecipe !== undefined && mode !== 'ppo' && mode !== 'rtr')
+    throw new InputError('--rl-recipe', 'is a PPO / RTR option: use --mode ppo or rtr');
+  const full = recipe === 'full';
+  const dual = {
+    ...(full ? FULL_RL_DUAL : DEFAULT_TRAIN_AGENTS.dual),
+    ...(opts.maxLambda !== undefined ? { maxLambda: opts.maxLambda } : {}),
+  };
   // AV2 motion-forecasting Parquet is read ahead (asynchronously) for the spec's loader.
   await prepareScenarioSources(opts.scenarios);
   if (opts.evalScenarios) await prepareScenarioSources(opts.evalScenarios);
@@ -97,12 +115,14 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
       ...(opts.perIteration !== undefined ? { scenariosPerIteration: opts.perIteration } : {}),
       ...(opts.lambda !== undefined ? { lambda: opts.lambda } : {}),
       pg,
-      ...(opts.maxLambda !== undefined
-        ? { dual: { ...DEFAULT_TRAIN_AGENTS.dual, maxLambda: opts.maxLambda } }
-        : {}),
+      dual,
+      ...(full ? { rl: FULL_RL } : {}),
       ...(opts.checkpointEvery !== undefined ? { checkpointEvery: opts.checkpointEvery } : {}),
       ruleAgents: opts.ruleAgents === true,
-      model: { observation: { ...DEFAULT_OBSERVATION, version: obsVersion === '1' ? 1 : 2 } },
+      model: {
+        observation: { ...DEFAULT_OBSERVATION, version: obsVersion === '1' ? 1 : 2 },
+        ...(full ? { net: { valueHidden: FULL_RL_VALUE_HIDDEN } } : {}),
+      },
       dagger: {
         ...DEFAULT_TRAIN_AGENTS.dagger,
         realExpert,
@@ -223,6 +243,10 @@ export function register(program: Command): void {
       '--beta-rounds <n>',
       `DAgger rounds over which the expert's share of executed actions falls from 1 to 0; 0 = the learner drives from the start (default: ${DEFAULT_TRAIN_AGENTS.dagger.betaRounds})`,
       intOption('--beta-rounds', 0),
+    )
+    .option(
+      '--rl-recipe <recipe>',
+      "ppo/rtr: basic (default) or full — imitation on the policy's own states labelled by the log-conditioned expert, bootstrap at the time limit, scaled returns, 25 % long-tail scenarios, dual ascent on a smoothed infraction rate with step 2, a separate value network",
     )
     .option('--seed <s>', 'random seed', intOption('--seed', 0), 1)
     .option('--json', 'print the summary as one JSON line')
