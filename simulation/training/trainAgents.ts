@@ -83,8 +83,9 @@ export const DEFAULT_RL: RlRecipe = {
 /**
  * The full recipe (`--rl-recipe full`): imitation rows on the policy's own states labelled by the
  * log-conditioned expert, bootstrap at the time limit, scaled returns, a quarter long-tail scenarios, and
- * dual ascent on a smoothed rate with a small step (FULL_RL_DUAL); with a value network of its own
- * (FULL_RL_VALUE_HIDDEN).
+ * dual ascent on a smoothed rate with a small step (FULL_RL_DUAL; its 0.5 % target sits below the DAgger
+ * policy's own rate, so the RL term keeps a weight instead of fading to 0 as with the basic 2 %); with a
+ * value network of its own (FULL_RL_VALUE_HIDDEN).
  */
 export const FULL_RL: RlRecipe = {
   closedLoop: { labelStride: 2, bootstrap: true, normaliseReturns: true },
@@ -92,7 +93,7 @@ export const FULL_RL: RlRecipe = {
   rateSmoothing: 0.8,
   ilSetSize: 120_000,
 };
-export const FULL_RL_DUAL: DualAscentConfig = { targetRate: 0.02, stepSize: 2, maxLambda: 10 };
+export const FULL_RL_DUAL: DualAscentConfig = { targetRate: 0.005, stepSize: 2, maxLambda: 10 };
 export const FULL_RL_VALUE_HIDDEN: readonly number[] = [128];
 
 /** RTR's file of expert-labelled imitation rows (runs with closedLoop.labelStride > 0), resumed with the run. */

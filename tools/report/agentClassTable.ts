@@ -1,7 +1,7 @@
 // The learned-agents table per agent class: moving vehicles, parked (stationary) vehicles, pedestrians and
 // cyclists — collision, off-road and progress of each class, beside the overall row with the WOSAC 2025 meta-metric.
 // Run: node --import tsx tools/report/agentClassTable.ts --towns 301-310 [--rollouts N] [--metric-rollouts M]
-// [--agent LABEL=NAME|model.onnx …] [--json file]
+// [--agent LABEL=NAME|model.onnx|log-expert …] [--json file]
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeFileAtomicSync } from '../../core/atomic.ts';
@@ -11,12 +11,16 @@ import { mapIndex } from '../../simulation/map/mapIndex.ts';
 import { collidedAgents } from '../../simulation/metrics/collision.ts';
 import { offroadAgents } from '../../simulation/metrics/offroad.ts';
 import { progressRatio } from '../../simulation/metrics/progress.ts';
-import { evaluatedAgents, meanMetrics } from '../../simulation/metrics/scenarioMetrics.ts';
+import { evaluatedAgents, meanMetrics, scenarioMetrics } from '../../simulation/metrics/scenarioMetrics.ts';
 import { type Trajectories, trajectoryFeatures } from '../../simulation/metrics/trajectoryFeatures.ts';
 import { meanWosacScores, scoreScenarioRollouts } from '../../simulation/metrics/wosac/score.ts';
 import { rolloutScenarios } from '../../simulation/rollout.ts';
 import type { Scenario } from '../../simulation/scenario.ts';
 import { scenariosFromSpec } from '../../simulation/training/scenarioSpec.ts';
+import { LogExpertPolicy, withLogRoutes } from '../../simulation/training/logExpert.ts';
+
+/** The agent name of DAgger's log-conditioned expert (scored on the scenarios with their log routes). */
+export const LOG_EXPERT_AGENT = 'log-expert';
 
 export const AGENT_CLASSES = ['moving vehicles', 'parked vehicles', 'pedestrians', 'cyclists'] as const;
 export type AgentClass = (typeof AGENT_CLASSES)[number];
@@ -107,21 +111,31 @@ export function classTableRow(
   metricRollouts: number,
   seed = 0,
 ): ClassTableRow {
-  const make = agentByName(agent);
-  if (!make) throw new InputError(agent, 'unknown agent');
+  // The expert is the ceiling DAgger imitates: it follows each logged agent's own lanes.
+  const expert = agent === LOG_EXPERT_AGENT;
+  const make = expert ? () => new LogExpertPolicy() : agentByName(agent);
+  if (!make) throw new InputError(agent, `unknown agent (or ${LOG_EXPERT_AGENT})`);
   const stochastic = agent !== 'replay';
   const M = Math.min(N, metricRollouts);
-  const res = rolloutScenarios(scenarios, () => (stochastic ? make({ seed }) : make()), {
+  const played = expert ? scenarios.map((s) => withLogRoutes(s)) : scenarios;
+  const res = rolloutScenarios(played, () => (stochastic ? make({ seed }) : make()), {
     rollouts: N,
     replicate: !stochastic,
     metricRollouts: M,
     keepAllTracks: true,
   });
-  const m = meanMetrics(res.map((r) => r.metrics));
-  const w = meanWosacScores(res.map((r) => scoreScenarioRollouts(r.scenario, r.samples)));
+  // Scored on the scenarios as given: progress runs along the logged path there, not the log routes.
+  const m = expert
+    ? meanMetrics(
+        res.flatMap((r, i) =>
+          Array.from({ length: M }, (_, n) => scenarioMetrics(scenarios[i], r.allTracks?.[n] ?? r.tracks)),
+        ),
+      )
+    : meanMetrics(res.map((r) => r.metrics));
+  const w = meanWosacScores(res.map((r, i) => scoreScenarioRollouts(scenarios[i], r.samples)));
   const c = emptyClassCounts();
-  for (const r of res)
-    for (let n = 0; n < M; n++) addClassCounts(c, r.scenario, r.allTracks?.[n] ?? r.tracks);
+  for (const [i, r] of res.entries())
+    for (let n = 0; n < M; n++) addClassCounts(c, scenarios[i], r.allTracks?.[n] ?? r.tracks);
   const ratio = (a: number, b: number) => (b > 0 ? a / b : NaN);
   const classes = Object.fromEntries(
     AGENT_CLASSES.map((name, k) => [

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { controlAllPresent } from '../../../simulation/training/evaluate.ts';
-import { addClassCounts, agentClass, emptyClassCounts } from '../../../tools/report/agentClassTable.ts';
+import {
+  addClassCounts,
+  agentClass,
+  classTableRow,
+  emptyClassCounts,
+  LOG_EXPERT_AGENT,
+} from '../../../tools/report/agentClassTable.ts';
 import { straightRoadScenario } from '../../simulation/fixtures.ts';
 
 describe('per-class agents table', () => {
@@ -29,5 +35,17 @@ describe('per-class agents table', () => {
     addClassCounts(c, s, sim);
     expect(c.collided.slice(0, 2)).toEqual([1, 1]);
     expect(log.collided).toEqual([0, 0, 0, 0]);
+  });
+
+  it("scores DAgger's log-conditioned expert on the same scenarios and metric as the other agents", () => {
+    // Cars in a row at a steady 8 m/s: the expert desires the logged speed, so it keeps pace with the log.
+    const s = controlAllPresent([straightRoadScenario({ numAgents: 3, spacingM: 15, speedMps: 8 })])[0];
+    const expert = classTableRow('expert', LOG_EXPERT_AGENT, [s], 1, 1);
+    const replay = classTableRow('replay', 'replay', [s], 1, 1);
+    expect(expert.classes['moving vehicles'].agents).toBe(replay.classes['moving vehicles'].agents);
+    expect(expert.classes['moving vehicles'].agents).toBeGreaterThan(0);
+    expect(expert.collision_rate).toBe(0);
+    expect(replay.progress).toBe(1);
+    expect(Math.abs(expert.progress - 1)).toBeLessThan(0.1);
   });
 });
