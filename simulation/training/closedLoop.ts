@@ -8,7 +8,7 @@ import type { Scenario } from '../scenario.ts';
 import { ActionBins } from './actionBins.ts';
 import type { AgentModel } from './agentModel.ts';
 import { gae, type GaeConfig, DEFAULT_GAE, normaliseAdvantages } from './gae.ts';
-import { LogExpert } from './logExpert.ts';
+import { LogExpert, type LogExpertConfig } from './logExpert.ts';
 import { drivenAgents, selectActions, writeActions } from './policyStep.ts';
 import { DEFAULT_REWARD, type RewardConfig, RewardTracker } from './reward.ts';
 
@@ -26,6 +26,8 @@ export interface ClosedLoopConfig {
   bootstrap: boolean;
   /** Rewards divided by the std of the rollout's discounted returns, so value targets are O(1). */
   normaliseReturns: boolean;
+  /** The labelling expert's settings over DEFAULT_LOG_EXPERT. */
+  expert: Partial<LogExpertConfig>;
 }
 
 /** The settings PPO and RTR were first trained with (no rule agents, labels, bootstrap or scaling). */
@@ -36,6 +38,7 @@ export const DEFAULT_CLOSED_LOOP: ClosedLoopConfig = {
   labelStride: 0,
   bootstrap: false,
   normaliseReturns: false,
+  expert: {},
 };
 
 export interface Experience {
@@ -72,7 +75,7 @@ export async function collectExperience(
   env.setDynamics('bicycle');
   const rules = cfg.ruleAgents ? new RuleAgents(rng.int(1 << 30)) : null;
   rules?.reset(env);
-  const expert = cfg.labelStride > 0 ? new LogExpert() : null;
+  const expert = cfg.labelStride > 0 ? new LogExpert(cfg.expert) : null;
   expert?.reset(env);
   const bins = model.bins;
   const labelObs: Float32Array[] = [];

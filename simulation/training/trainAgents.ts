@@ -63,7 +63,7 @@ export interface TrainAgentsConfig {
 /** PPO / RTR beyond the PPO update itself: how experience is collected, what imitation sees, how λ moves. */
 export interface RlRecipe {
   /** Bootstrap at the time limit, return scaling and expert labels (closedLoop.ts); rule agents follow `ruleAgents`. */
-  closedLoop: Pick<ClosedLoopConfig, 'labelStride' | 'bootstrap' | 'normaliseReturns'>;
+  closedLoop: Pick<ClosedLoopConfig, 'labelStride' | 'bootstrap' | 'normaliseReturns' | 'expert'>;
   /** Share of each iteration's scenarios drawn from the long-tail ones (0: one pool of logged and long-tail). */
   longtailShare: number;
   /** Dual ascent on an exponential average of the infraction rate with this weight on the past (0: raw). */
@@ -74,7 +74,7 @@ export interface RlRecipe {
 
 /** The recipe PPO and RTR were first trained with. */
 export const DEFAULT_RL: RlRecipe = {
-  closedLoop: { labelStride: 0, bootstrap: false, normaliseReturns: false },
+  closedLoop: { labelStride: 0, bootstrap: false, normaliseReturns: false, expert: {} },
   longtailShare: 0,
   rateSmoothing: 0,
   ilSetSize: 120_000,
@@ -88,7 +88,7 @@ export const DEFAULT_RL: RlRecipe = {
  * value network of its own (FULL_RL_VALUE_HIDDEN).
  */
 export const FULL_RL: RlRecipe = {
-  closedLoop: { labelStride: 2, bootstrap: true, normaliseReturns: true },
+  closedLoop: { labelStride: 2, bootstrap: true, normaliseReturns: true, expert: {} },
   longtailShare: 0.25,
   rateSmoothing: 0.8,
   ilSetSize: 120_000,

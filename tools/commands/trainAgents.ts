@@ -37,6 +37,7 @@ export interface TrainAgentsCliOptions {
   realExpert?: string;
   betaRounds?: number;
   rlRecipe?: string;
+  expertCatchUp?: number;
   observation?: string;
   seed: number;
   json?: boolean;
@@ -78,6 +79,8 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
   if (opts.rlRecipe !== undefined && mode !== 'ppo' && mode !== 'rtr')
     throw new InputError('--rl-recipe', 'is a PPO / RTR option: use --mode ppo or rtr');
   const full = recipe === 'full';
+  if (opts.expertCatchUp !== undefined && !full)
+    throw new InputError('--expert-catch-up', 'labels the RL rollouts: use --mode rtr --rl-recipe full');
   const dual = {
     ...(full ? FULL_RL_DUAL : DEFAULT_TRAIN_AGENTS.dual),
     ...(opts.maxLambda !== undefined ? { maxLambda: opts.maxLambda } : {}),
@@ -116,7 +119,17 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
       ...(opts.lambda !== undefined ? { lambda: opts.lambda } : {}),
       pg,
       dual,
-      ...(full ? { rl: FULL_RL } : {}),
+      ...(full
+        ? {
+            rl: {
+              ...FULL_RL,
+              closedLoop: {
+                ...FULL_RL.closedLoop,
+                expert: opts.expertCatchUp !== undefined ? { catchUpS: opts.expertCatchUp } : {},
+              },
+            },
+          }
+        : {}),
       ...(opts.checkpointEvery !== undefined ? { checkpointEvery: opts.checkpointEvery } : {}),
       ruleAgents: opts.ruleAgents === true,
       model: {
@@ -247,6 +260,11 @@ export function register(program: Command): void {
     .option(
       '--rl-recipe <recipe>',
       "ppo/rtr: basic (default) or full — imitation on the policy's own states labelled by the log-conditioned expert, bootstrap at the time limit, scaled returns, 25 % long-tail scenarios, dual ascent on a smoothed infraction rate with step 2, a separate value network",
+    )
+    .option(
+      '--expert-catch-up <s>',
+      "with --rl-recipe full: the labelling expert closes the gap to the agent's logged position within s seconds (raises its desired speed by at most 5 m/s)",
+      numberOption('--expert-catch-up', { min: 0.1 }),
     )
     .option('--seed <s>', 'random seed', intOption('--seed', 0), 1)
     .option('--json', 'print the summary as one JSON line')

@@ -45,6 +45,26 @@ describe('log-conditioned expert', () => {
     expect(tracked).toBeLessThanOrEqual(2 + 1e-9);
   });
 
+  it('catches up with its logged position when it has fallen behind, and only then', () => {
+    const at = (catchUpS: number, behindM: number) => {
+      const s = withLogRoutes(
+        controlAllPresent([straightRoadScenario({ numAgents: 1, numSteps: 41, speedMps: 8 })])[0],
+      );
+      const env = new SimEnv([s]);
+      env.reset();
+      env.setDynamics('bicycle');
+      env.x[0] -= behindM * Math.cos(env.yaw[0]);
+      env.y[0] -= behindM * Math.sin(env.yaw[0]);
+      env.speed[0] = 8;
+      const e = new LogExpert({ catchUpS });
+      e.reset(env);
+      e.prepare(env);
+      return e.decide(env, 0).accel;
+    };
+    expect(at(2, 10)).toBeGreaterThan(at(0, 10) + 0.5);
+    expect(at(2, 0)).toBeCloseTo(at(0, 0), 9);
+  });
+
   it('keeps IDM braking behind a close leader', () => {
     const idm = expertAccel(0, 8, 8);
     expect(idm).toBeLessThan(0);
