@@ -166,8 +166,10 @@ export class AgentModel {
 
   /** Only the parameters of another run's checkpoint (e.g. RTR starting from a BC run). */
   async loadWeights(path: string): Promise<void> {
-    // A separate value network (policyNet valueHidden) may start fresh on a model trained without one.
-    const valueNet = (name: string) => name.startsWith('valueTrunk') || name.startsWith('valueOut');
+    // The value head may start fresh: a model trained with a separate value network (policyNet valueHidden)
+    // loads into one with the shared-trunk head and the reverse; acting never reads the value.
+    const valueNet = (name: string) =>
+      name.startsWith('value.') || name.startsWith('valueTrunk') || name.startsWith('valueOut');
     if (path.endsWith('.onnx')) {
       this.net.params.load(
         onnxParams(fs.readFileSync(path), this.net.params.list(), path, valueNet),

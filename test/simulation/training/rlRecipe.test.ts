@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../../../core/rng.ts';
 import { SHIPPED_AGENT_MODEL } from '../../../simulation/agents/learned.ts';
@@ -35,6 +38,18 @@ describe('RL recipe', () => {
       expect(Array.from(b.logits)).toEqual(Array.from(a.logits));
       expect(Array.from(b.value)).not.toEqual(Array.from(a.value));
       expect(separate.parameterCount()).toBeGreaterThan(shared.parameterCount());
+      // And the reverse: a model trained with its own value network loads into the shared-trunk network
+      // (as `--agents` and the self-play student do), its policy intact.
+      const file = path.join(os.tmpdir(), `rl-recipe-${process.pid}.onnx`);
+      fs.writeFileSync(file, separate.onnxBytes());
+      const back = await AgentModel.create({ threads: 1 });
+      try {
+        await back.loadWeights(file);
+        expect(Array.from((await back.evaluate(obs, 4)).logits)).toEqual(Array.from(b.logits));
+      } finally {
+        await back.dispose();
+        fs.rmSync(file, { force: true });
+      }
     } finally {
       await shared.dispose();
       await separate.dispose();
