@@ -78,12 +78,13 @@ export class ParamStore {
 
   /**
    * Copy values in from `values` (by name); every parameter must be present with the right size, except
-   * those `keepInit` names, which keep their initial values when absent (a head added for fine-tuning).
+   * those `keepInit` names, which keep their initial values when absent or of another size (a head added or
+   * resized for fine-tuning).
    */
   load(values: ReadonlyMap<string, ArrayLike<number>>, keepInit?: (name: string) => boolean): void {
     for (const p of this.byName.values()) {
       const v = values.get(p.name);
-      if (!v && keepInit?.(p.name)) continue;
+      if ((!v || v.length !== p.data.length) && keepInit?.(p.name)) continue;
       if (!v) throw new Error(`missing parameter '${p.name}'`);
       if (v.length !== p.data.length) {
         throw new Error(`parameter '${p.name}': expected ${p.data.length} values, got ${v.length}`);

@@ -203,15 +203,16 @@ export function onnxParams(
   const out = new Map<string, Float32Array>();
   for (const p of wanted) {
     const t = init.get(p.name);
-    if (!t && keepInit?.(p.name)) continue;
     const raw = t?.rawData;
     const data = raw?.length
       ? new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength))
       : Float32Array.from(t?.floatData ?? []);
-    if (!t || data.length !== p.data.length)
+    if (!t || data.length !== p.data.length) {
+      if (keepInit?.(p.name)) continue;
       throw new Error(
         `${what}: no parameter '${p.name}' of ${p.data.length} values (not a model of this network and observation)`,
       );
+    }
     out.set(p.name, data);
   }
   return out;
