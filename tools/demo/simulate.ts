@@ -17,7 +17,7 @@ import { runSim } from '../commands/sim.ts';
 import { markdownMetricTable } from '../report/simMetrics.ts';
 import { resultRows, resultSets } from '../report/wosacResults.ts';
 import { markdownWosacTable } from '../report/wosacTable.ts';
-import { agentsTable, markdownAgentsTable } from '../report/agentsTable.ts';
+import { SHIPPED_ROW, agentsTable, markdownAgentsTable } from '../report/agentsTable.ts';
 import { LONGTAIL_KINDS } from '../../simulation/longtail/generate.ts';
 import type { DemoStep } from './context.ts';
 import { makeDirs } from '../../core/dirs.ts';
@@ -123,7 +123,7 @@ export const simulate: DemoStep = {
       `Long-tail scenarios (${count} per kind, seed 1; every one solvable by the full-knowledge oracle — replay drives the oracle's plan):\n\n\`\`\`\n${formatLongtailTable(reports)}\n\`\`\``,
     );
     bar.tick();
-    // 6. The learned agents (the shipped DAgger agent, BC, PPO, RTR, EMA-PG) beside the built-in ones, reduced (N = 4, one town,
+    // 6. The learned agents (the shipped RTR full-recipe agent, DAgger, BC, PPO, RTR, EMA-PG) beside the built-in ones, reduced (N = 4, one town,
     // one long-tail scenario per kind); the full table (N = 32, three towns) is npm run agents-table.
     const learned = agentsTable({
       rollouts: ctx.quick ? 2 : 4,
@@ -132,7 +132,7 @@ export const simulate: DemoStep = {
       longtailCount: ctx.quick ? 0 : 1,
     });
     for (const s of learned) {
-      const shipped = s.rows.find((r) => r.agent === 'DAgger (shipped)');
+      const shipped = s.rows.find((r) => r.agent === SHIPPED_ROW);
       if (shipped)
         ctx.figures[`agents shipped collision ${s.name.split(' ')[0]}`] = +shipped.collision_rate.toFixed(3);
     }

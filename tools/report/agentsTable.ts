@@ -74,6 +74,9 @@ export const HELD_OUT_LONGTAIL_SEED = 1001;
  */
 export const FOLDS_AGENT_PREFIX = 'folds:';
 
+/** The row of the shipped learned agent (`--agents learned`, models/agent.onnx: RTR's full recipe). */
+export const SHIPPED_ROW = 'RTR full (shipped)';
+
 /** Rows of the table: label → agent name of the registry or a model file (missing files are skipped). */
 export const TABLE_AGENTS: Record<string, string> = {
   replay: 'replay',
@@ -82,7 +85,8 @@ export const TABLE_AGENTS: Record<string, string> = {
   BC: 'models/agent-bc.onnx',
   PPO: 'models/agent-ppo.onnx',
   RTR: 'models/agent-rtr.onnx',
-  'DAgger (shipped)': 'models/agent.onnx',
+  [SHIPPED_ROW]: 'models/agent.onnx',
+  DAgger: 'models/agent-dagger.onnx',
   'RTR (λ ≤ 10)': 'models/agent-rtr-lambda10.onnx',
   'EMA-PG': 'models/agent-emapg.onnx',
 };
