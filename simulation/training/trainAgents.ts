@@ -27,6 +27,7 @@ import { DEFAULT_PPO, type PpoConfig } from './ppo.ts';
 import { withLogRoutes } from './logExpert.ts';
 import { rlIteration } from './rtr.ts';
 import type { ClosedLoopConfig } from './closedLoop.ts';
+import { DEFAULT_REWARD, type RewardConfig } from './reward.ts';
 
 export type TrainMode = 'bc' | 'dagger' | 'ppo' | 'rtr';
 
@@ -63,7 +64,10 @@ export interface TrainAgentsConfig {
 /** PPO / RTR beyond the PPO update itself: how experience is collected, what imitation sees, how λ moves. */
 export interface RlRecipe {
   /** Bootstrap at the time limit, return scaling and expert labels (closedLoop.ts); rule agents follow `ruleAgents`. */
-  closedLoop: Pick<ClosedLoopConfig, 'labelStride' | 'bootstrap' | 'normaliseReturns' | 'expert'>;
+  closedLoop: Pick<ClosedLoopConfig, 'labelStride' | 'bootstrap' | 'normaliseReturns' | 'expert'> & {
+    /** The RL reward's settings over DEFAULT_REWARD (reward.ts). */
+    reward?: Partial<RewardConfig>;
+  };
   /** Share of each iteration's scenarios drawn from the long-tail ones (0: one pool of logged and long-tail). */
   longtailShare: number;
   /** Dual ascent on an exponential average of the infraction rate with this weight on the past (0: raw). */
@@ -259,7 +263,11 @@ export async function trainAgents(
           dual: cfg.dual,
           demos,
           anchor,
-          closedLoop: { ...rl.closedLoop, ruleAgents: cfg.ruleAgents },
+          closedLoop: {
+            ...rl.closedLoop,
+            reward: { ...DEFAULT_REWARD, ...rl.closedLoop.reward },
+            ruleAgents: cfg.ruleAgents,
+          },
           ilSet,
           rateSmoothing: rl.rateSmoothing,
           smoothedRate,

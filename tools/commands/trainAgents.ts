@@ -6,7 +6,9 @@ import { InputError } from '../../core/errors.ts';
 import { createProgress } from '../../core/progress.ts';
 import { longtailFromSpec, scenariosFromSpec } from '../../simulation/training/scenarioSpec.ts';
 import { prepareScenarioSources } from '../../simulation/scenarioSources.ts';
+import { DEFAULT_REWARD } from '../../simulation/training/reward.ts';
 import {
+  DEFAULT_RL,
   DEFAULT_TRAIN_AGENTS,
   FULL_RL,
   FULL_RL_DUAL,
@@ -38,6 +40,7 @@ export interface TrainAgentsCliOptions {
   betaRounds?: number;
   rlRecipe?: string;
   expertCatchUp?: number;
+  progressReward?: number;
   observation?: string;
   seed: number;
   json?: boolean;
@@ -81,6 +84,9 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
   const full = recipe === 'full';
   if (opts.expertCatchUp !== undefined && !full)
     throw new InputError('--expert-catch-up', 'labels the RL rollouts: use --mode rtr --rl-recipe full');
+  if (opts.progressReward !== undefined && mode !== 'ppo' && mode !== 'rtr')
+    throw new InputError('--progress-reward', 'is the RL reward: use --mode ppo or rtr');
+  const reward = opts.progressReward !== undefined ? { reward: { progressPerM: opts.progressReward } } : {};
   const dual = {
     ...(full ? FULL_RL_DUAL : DEFAULT_TRAIN_AGENTS.dual),
     ...(opts.maxLambda !== undefined ? { maxLambda: opts.maxLambda } : {}),
@@ -119,13 +125,14 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
       ...(opts.lambda !== undefined ? { lambda: opts.lambda } : {}),
       pg,
       dual,
-      ...(full
+      ...(full || opts.progressReward !== undefined
         ? {
             rl: {
-              ...FULL_RL,
+              ...(full ? FULL_RL : DEFAULT_RL),
               closedLoop: {
-                ...FULL_RL.closedLoop,
+                ...(full ? FULL_RL : DEFAULT_RL).closedLoop,
                 expert: opts.expertCatchUp !== undefined ? { catchUpS: opts.expertCatchUp } : {},
+                ...reward,
               },
             },
           }
@@ -265,6 +272,11 @@ export function register(program: Command): void {
       '--expert-catch-up <s>',
       "with --rl-recipe full: the labelling expert closes the gap to the agent's logged position within s seconds (raises its desired speed by at most 5 m/s)",
       numberOption('--expert-catch-up', { min: 0.1 }),
+    )
+    .option(
+      '--progress-reward <perM>',
+      `ppo/rtr: reward per metre gained towards the goal, against 1 per collision, off-road or red-light step (default: ${DEFAULT_REWARD.progressPerM})`,
+      numberOption('--progress-reward', { min: 0 }),
     )
     .option('--seed <s>', 'random seed', intOption('--seed', 0), 1)
     .option('--json', 'print the summary as one JSON line')

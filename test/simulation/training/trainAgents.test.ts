@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { controlAllPresent } from '../../../simulation/training/evaluate.ts';
-import { TRAIN_FILES, trainAgents } from '../../../simulation/training/trainAgents.ts';
+import { DEFAULT_RL, TRAIN_FILES, trainAgents } from '../../../simulation/training/trainAgents.ts';
 import type { Scenario } from '../../../simulation/scenario.ts';
 import { straightRoadScenario } from '../fixtures.ts';
 
@@ -83,5 +83,31 @@ describe('train-agents', () => {
     expect(res.curve[0].lambda).toBe(0.5);
     expect(res.lambda).not.toBe(0.5);
     expect(Number.isFinite(res.curve[1].return)).toBe(true);
+  }, 120_000);
+
+  it('the RL reward follows the recipe: progress per metre scales the return (--progress-reward)', async () => {
+    const train = [brakingScenario('a', 3, 20)];
+    const firstReturn = async (progressPerM: number): Promise<number> => {
+      const out = fs.mkdtempSync(path.join(os.tmpdir(), 'ppo-reward-'));
+      const res = await trainAgents(
+        { scenarios: train, data: {}, out },
+        {
+          ...tiny,
+          mode: 'ppo',
+          steps: 1,
+          scenariosPerIteration: 1,
+          ppo: { epochs: 1, minibatch: 64, demoRows: 32 },
+          rl: { ...DEFAULT_RL, closedLoop: { ...DEFAULT_RL.closedLoop, reward: { progressPerM } } },
+        },
+      );
+      return res.curve[0].return;
+    };
+    // Same seed, same rollout: only the reward differs. Without a progress term only penalties are left.
+    const none = await firstReturn(0);
+    const some = await firstReturn(0.2);
+    const more = await firstReturn(0.4);
+    expect(none).toBeLessThanOrEqual(0);
+    expect(some).toBeGreaterThan(none);
+    expect(more - none).toBeCloseTo(2 * (some - none), 4);
   }, 120_000);
 });
