@@ -87,6 +87,7 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
   if (opts.progressReward !== undefined && mode !== 'ppo' && mode !== 'rtr')
     throw new InputError('--progress-reward', 'is the RL reward: use --mode ppo or rtr');
   const reward = opts.progressReward !== undefined ? { reward: { progressPerM: opts.progressReward } } : {};
+  const recipeBase = full ? FULL_RL : DEFAULT_RL;
   const dual = {
     ...(full ? FULL_RL_DUAL : DEFAULT_TRAIN_AGENTS.dual),
     ...(opts.maxLambda !== undefined ? { maxLambda: opts.maxLambda } : {}),
@@ -125,18 +126,14 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
       ...(opts.lambda !== undefined ? { lambda: opts.lambda } : {}),
       pg,
       dual,
-      ...(full || opts.progressReward !== undefined
-        ? {
-            rl: {
-              ...(full ? FULL_RL : DEFAULT_RL),
-              closedLoop: {
-                ...(full ? FULL_RL : DEFAULT_RL).closedLoop,
-                expert: opts.expertCatchUp !== undefined ? { catchUpS: opts.expertCatchUp } : {},
-                ...reward,
-              },
-            },
-          }
-        : {}),
+      rl: {
+        ...recipeBase,
+        closedLoop: {
+          ...recipeBase.closedLoop,
+          ...(opts.expertCatchUp !== undefined ? { expert: { catchUpS: opts.expertCatchUp } } : {}),
+          ...reward,
+        },
+      },
       ...(opts.checkpointEvery !== undefined ? { checkpointEvery: opts.checkpointEvery } : {}),
       ruleAgents: opts.ruleAgents === true,
       model: {
