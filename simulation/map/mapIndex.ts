@@ -8,6 +8,7 @@ import {
   type DrivableField,
   type DrivableFieldConfig,
 } from './drivableField.ts';
+import { inferLaneSuccessors } from './inferLaneLinks.ts';
 import { buildStaticGrid, emitBox, gridBucket, type StaticGrid } from './staticGrid.ts';
 
 export interface MapIndexConfig {
@@ -43,6 +44,8 @@ export interface MapIndex {
   laneSpeed: Float32Array;
   laneInIntersection: Uint8Array;
   successors: Int32Array[];
+  /** True when the source carried no lane links and the successors were inferred (inferLaneLinks.ts). */
+  successorsInferred: boolean;
   leftNeighbor: Int32Array;
   rightNeighbor: Int32Array;
   /** Index into map.trafficLights of the signal controlling each lane, or −1. */
@@ -154,6 +157,9 @@ export function buildMapIndex(map: RoadMap, cfg: MapIndexConfig = DEFAULT_MAP_IN
     const e = Math.min(s + 1, last);
     emitBox({ cellM }, xy[2 * s], xy[2 * s + 1], xy[2 * e], xy[2 * e + 1], emit);
   });
+  // Without any link in the source, lanes would end at every joint: infer them from geometry.
+  const linked = map.lanes.some((l) => l.successors.length > 0);
+  const successors = linked ? map.lanes.map((l) => idxOf(l.successors)) : inferLaneSuccessors(laneXy);
   const edges = map.roadEdges.length
     ? map.roadEdges.map((e) => Float64Array.from(e.xy))
     : map.drivableAreas.map((p) => Float64Array.from([...p.xy, p.xy[0], p.xy[1]]));
@@ -167,7 +173,8 @@ export function buildMapIndex(map: RoadMap, cfg: MapIndexConfig = DEFAULT_MAP_IN
     laneWidth: Float32Array.from(map.lanes, (l) => l.widthM),
     laneSpeed: Float32Array.from(map.lanes, (l) => (Number.isFinite(l.speedLimitMps) ? l.speedLimitMps : 0)),
     laneInIntersection: Uint8Array.from(map.lanes, (l) => (l.inIntersection ? 1 : 0)),
-    successors: map.lanes.map((l) => idxOf(l.successors)),
+    successors,
+    successorsInferred: !linked && n > 1,
     leftNeighbor: Int32Array.from(map.lanes, (l) => idxOf(l.leftNeighbors)[0] ?? -1),
     rightNeighbor: Int32Array.from(map.lanes, (l) => idxOf(l.rightNeighbors)[0] ?? -1),
     laneLight,
