@@ -4,7 +4,8 @@ import { IdmPolicy } from '../agents/idmAgent.ts';
 import type { Policy } from '../agents/policy.ts';
 import { RuleAgents } from '../agents/ruleAgents.ts';
 import { ACTION_STRIDE, type SimEnv, TYPE_CODE } from '../env.ts';
-import { type LaneHit, mapIndex, nearestLane } from '../map/mapIndex.ts';
+import { drivenLanes } from '../map/drivenLanes.ts';
+import { mapIndex } from '../map/mapIndex.ts';
 import type { Scenario } from '../scenario.ts';
 import { drivenAgents } from './policyStep.ts';
 
@@ -43,24 +44,15 @@ export const DEFAULT_LOG_EXPERT: LogExpertConfig = {
 };
 
 /**
- * A copy of the scenario whose routes are the lanes each agent's whole logged track passes, in order
- * (IDM takes the successor on its route at a fork, so the expert turns where the log turned).
+ * A copy of the scenario whose routes are the lanes each agent's whole logged track drove, in order
+ * (map/drivenLanes.ts; IDM takes the successor on its route at a fork, so the expert turns where the log
+ * turned — with one branch per fork on the route, as the overlapping branches' flicker is collapsed).
  */
 export function withLogRoutes(s: Scenario, cfg: LogExpertConfig = DEFAULT_LOG_EXPERT): Scenario {
   const m = mapIndex(s.map);
-  const a = s.agents;
-  const T = s.numSteps;
-  const hit: LaneHit = { lane: -1, s: 0, lateral: 0, heading: 0, segment: 0 };
-  const routes = Array.from({ length: a.ids.length }, (_, r) => {
-    const lanes: number[] = [];
-    for (let t = 0; t < T; t++) {
-      const k = r * T + t;
-      if (!a.valid[k] || !nearestLane(m, a.x[k], a.y[k], a.yaw[k], hit, cfg.laneSnapM)) continue;
-      const id = m.laneIds[hit.lane];
-      if (lanes[lanes.length - 1] !== id) lanes.push(id);
-    }
-    return lanes;
-  });
+  const routes = Array.from({ length: s.agents.ids.length }, (_, r) =>
+    drivenLanes(m, s, r, cfg.laneSnapM).map((d) => m.laneIds[d.lane]),
+  );
   return { ...s, routes };
 }
 
