@@ -32,6 +32,11 @@ export interface RolloutOptions {
   replicate?: boolean;
   /** The rollout metrics are means over the first this many rollouts (default all; they cost ~80 ms each). */
   metricRollouts?: number;
+  /**
+   * The scenario rollout n of scenario si runs on (default: s itself), e.g. with routes sampled for that
+   * rollout (intention/sampleIntentions.ts); metrics are scored against s and its log.
+   */
+  scenarioFor?: (s: Scenario, si: number, n: number) => Scenario;
 }
 
 export interface ScenarioRollout {
@@ -111,7 +116,7 @@ export function rolloutScenarios(
   let done = 0;
   for (const batch of batchScenarios(copies, opts.batchAgents ?? 20_000)) {
     const env = new SimEnv(
-      batch.map((c) => scenarios[c.si]),
+      batch.map((c) => (opts.scenarioFor ? opts.scenarioFor(scenarios[c.si], c.si, c.n) : scenarios[c.si])),
       opts.env,
       batch.map((c) => c.n),
     );

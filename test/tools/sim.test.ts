@@ -15,6 +15,7 @@ import { loadScenarios } from '../../simulation/scenarioSources.ts';
 import { saveScenario } from '../../simulation/scenarioIo.ts';
 import { runExport } from '../../tools/commands/export.ts';
 import { runSim } from '../../tools/commands/sim.ts';
+import { generateTown } from '../../simulation/town/town.ts';
 import { straightRoadScenario } from '../simulation/fixtures.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sim-cli-'));
@@ -91,6 +92,31 @@ describe('drivekit sim / export', () => {
       ...[0, 1, 2, 3].map((n) => `straight-road.r${n}`),
       ...[0, 1, 2, 3].map((n) => `second.r${n}`),
     ]);
+  });
+
+  it('--intentions head: deterministic IDM turns differently per rollout on a town; straightest does not', async () => {
+    const town = path.join(tmp, 'town');
+    saveScenario(generateTown({ seed: 2 }, 41).scenario, path.join(town, 'town.json'));
+    const run = async (intentions: string) => {
+      const dir = path.join(tmp, `int-${intentions}`);
+      const summary = await runSim({
+        scenarios: town,
+        agents: 'idm',
+        out: dir,
+        rollouts: 3,
+        deterministic: true,
+        control: 'all',
+        intentions,
+        json: true,
+      });
+      expect(summary.intentions).toBe(intentions);
+      return readRolloutGroups(dir)[0].rollouts.map((r) => Array.from(r.x));
+    };
+    const straight = await run('straightest');
+    expect(straight[1]).toEqual(straight[0]);
+    const head = await run('head');
+    expect(head[1]).not.toEqual(head[0]);
+    await expect(run('sideways')).rejects.toThrow(/--intentions/);
   });
 
   it('exports Parquet that a Parquet reader opens with the documented columns', async () => {

@@ -124,6 +124,12 @@ export const COMMANDS: CommandSpec[] = [
     load: () => import('./trainAgents.ts'),
   },
   {
+    name: 'train-intention',
+    summary:
+      'fit the junction-intention head (which branch an agent takes at a fork) on logged turn choices',
+    load: () => import('./trainIntention.ts'),
+  },
+  {
     name: 'train-selfplay',
     summary:
       'asymmetric self-play: a teacher learns hard long-tail scenarios it can solve, the learned agent trains on them',

@@ -16,6 +16,7 @@ import { meanMetrics } from '../../simulation/metrics/scenarioMetrics.ts';
 import { meanWosacScores, scoreScenarioRollouts } from '../../simulation/metrics/wosac/score.ts';
 import type { WosacScenarioScore } from '../../simulation/metrics/wosac/rollouts.ts';
 import { checkSimulatable, rolloutScenarios, type ScenarioRollout } from '../../simulation/rollout.ts';
+import { INTENTION_MODES, intentionScenarios } from '../../simulation/intention/intentionMode.ts';
 import { saveScenario } from '../../simulation/scenarioIo.ts';
 import { loadScenariosAsync } from '../../simulation/scenarioSources.ts';
 import { intOption } from '../numberOption.ts';
@@ -46,6 +47,8 @@ export interface SimOptions {
   seed?: number;
   /** The agents' deterministic form (every rollout the same). */
   deterministic?: boolean;
+  /** Where goal-less driven agents turn at forks (intention/intentionMode.ts; default straightest). */
+  intentions?: string;
   /** Agents × rollouts simulated (and held in memory) at once (default CHUNK_AGENTS). */
   chunkAgents?: number;
   /** Replace the outputs of an earlier run in --out (the CLI refuses them otherwise). */
@@ -75,6 +78,11 @@ export async function runSim(opts: SimOptions): Promise<Record<string, unknown>>
   // Deterministic agents (and the deterministic form) run once per scenario, copied to every rollout.
   const stochastic =
     !opts.deterministic && N > 1 && (STOCHASTIC_AGENTS.has(opts.agents) || opts.agents.endsWith('.onnx'));
+  const intentions = opts.intentions ?? 'straightest';
+  if (!(INTENTION_MODES as readonly string[]).includes(intentions))
+    throw new InputError('--intentions', `must be one of ${INTENTION_MODES.join(', ')}, got '${intentions}'`);
+  // Sampled routes differ per rollout: each one runs, whatever the agent.
+  const sampled = intentions === 'head' || intentions === 'prior';
   let loaded = await loadScenariosAsync(opts.scenarios);
   if (opts.limit !== undefined) loaded = loaded.slice(0, opts.limit);
   // What was done to fit real logs to the 10 Hz batch, said rather than refused.
@@ -95,7 +103,8 @@ export async function runSim(opts: SimOptions): Promise<Record<string, unknown>>
     'drivekit.agents': opts.agents,
     'drivekit.scenarios': String(scenarios.length),
     'drivekit.rollouts': String(N),
-    'drivekit.seed': stochastic ? String(seed) : 'deterministic',
+    'drivekit.seed': stochastic || sampled ? String(seed) : 'deterministic',
+    'drivekit.intentions': intentions,
   };
   // Scenarios go in chunks of about CHUNK_AGENTS agents × rollouts, their rollouts appended to the file
   // as they come, so memory stays flat however many scenarios and rollouts are asked for.
@@ -111,10 +120,12 @@ export async function runSim(opts: SimOptions): Promise<Record<string, unknown>>
       agents + scenarios[to].agents.ids.length * N <= (opts.chunkAgents ?? CHUNK_AGENTS)
     )
       agents += scenarios[to++].agents.ids.length * N;
+    const part = scenarios.slice(from, to);
+    const scenarioFor = await intentionScenarios(intentions, part, seed);
     const chunk = rolloutScenarios(
-      scenarios.slice(from, to),
+      part,
       () => (stochastic ? make({ seed }) : make()),
-      { rollouts: N, replicate: !stochastic, keepAllTracks: true },
+      { rollouts: N, replicate: !stochastic && !sampled, keepAllTracks: true, scenarioFor },
       files.slice(from, to),
     );
     for (const r of chunk) {
@@ -142,7 +153,8 @@ export async function runSim(opts: SimOptions): Promise<Record<string, unknown>>
     scenarios: results.length,
     agents: opts.agents,
     rollouts: N,
-    seed: stochastic ? seed : null,
+    seed: stochastic || sampled ? seed : null,
+    intentions,
     ...(stepNotes.length ? { stepAdjusted: stepNotes } : {}),
   };
   writeFileAtomicSync(path.join(opts.out, SIM_FILES.metrics), toJson({ ...run, wosac, mean, rows }) + '\n');
@@ -225,6 +237,11 @@ export function register(program: Command): void {
       'scenario',
     )
     .option('--limit <n>', 'simulate only the first n scenarios', intOption('--limit', 1))
+    .option(
+      '--intentions <mode>',
+      `where driven agents without a goal turn at forks: ${INTENTION_MODES.join(' | ')} (head: routes sampled per rollout from models/intention.onnx; log: the lanes the log drove, an oracle)`,
+      'straightest',
+    )
     .option(
       '--json',
       'print {"scenarios","agents","rollouts","seed","wosac":{meta_metric,components},"mean":{…}} as one JSON line',

@@ -1,7 +1,7 @@
 // The learned-agents table per agent class: moving vehicles, parked (stationary) vehicles, pedestrians and
 // cyclists — collision, off-road and progress of each class, beside the overall row with the WOSAC 2025 meta-metric.
 // Run: node --import tsx tools/report/agentClassTable.ts --towns 301-310 [--rollouts N] [--metric-rollouts M]
-// [--agent LABEL=NAME|model.onnx|log-expert …] [--json file]
+// [--agent LABEL=NAME|model.onnx|log-expert …] [--intentions straightest|head|prior|log] [--json file]
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeFileAtomicSync } from '../../core/atomic.ts';
@@ -18,6 +18,7 @@ import { rolloutScenarios } from '../../simulation/rollout.ts';
 import type { Scenario } from '../../simulation/scenario.ts';
 import { scenariosFromSpec } from '../../simulation/training/scenarioSpec.ts';
 import { LogExpertPolicy, withLogRoutes } from '../../simulation/training/logExpert.ts';
+import { intentionScenarios, type ScenarioFor } from '../../simulation/intention/intentionMode.ts';
 
 /** The agent name of DAgger's log-conditioned expert (scored on the scenarios with their log routes). */
 export const LOG_EXPERT_AGENT = 'log-expert';
@@ -110,6 +111,7 @@ export function classTableRow(
   N: number,
   metricRollouts: number,
   seed = 0,
+  scenarioFor?: ScenarioFor,
 ): ClassTableRow {
   // The expert is the ceiling DAgger imitates: it follows each logged agent's own lanes.
   const expert = agent === LOG_EXPERT_AGENT;
@@ -123,6 +125,7 @@ export function classTableRow(
     replicate: !stochastic,
     metricRollouts: M,
     keepAllTracks: true,
+    scenarioFor,
   });
   // Scored on the scenarios as given: progress runs along the logged path there, not the log routes.
   const m = expert
@@ -207,19 +210,21 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     agents.push([label, name]);
   });
   if (!agents.length) agents.push(['replay', 'replay'], ['IDM', 'idm'], ['learned', 'models/agent.onnx']);
+  const intentions = arg('--intentions') ?? 'straightest';
+  const scenarioFor = await intentionScenarios(intentions, scenarios);
   const rows: ClassTableRow[] = [];
   for (const [label, name] of agents) {
     const t0 = performance.now();
-    rows.push(classTableRow(label, name, scenarios, N, M));
+    rows.push(classTableRow(label, name, scenarios, N, M, 0, scenarioFor));
     process.stdout.write(`${label}: ${((performance.now() - t0) / 1000).toFixed(0)} s\n`);
   }
   process.stdout.write(
-    `\ntowns ${spec}, N = ${N} seeded rollouts (WOSAC over all, rates over the first ${M}), seed 0\n\n${markdownClassTable(rows)}\n`,
+    `\ntowns ${spec}, N = ${N} seeded rollouts (WOSAC over all, rates over the first ${M}), seed 0, intentions ${intentions}\n\n${markdownClassTable(rows)}\n`,
   );
   const json = arg('--json');
   if (json)
     writeFileAtomicSync(
       json,
-      JSON.stringify({ towns: spec, rollouts: N, metricRollouts: M, rows }, null, 1) + '\n',
+      JSON.stringify({ towns: spec, rollouts: N, metricRollouts: M, intentions, rows }, null, 1) + '\n',
     );
 }
