@@ -11,6 +11,8 @@ import { rolloutScenarios } from '../../simulation/rollout.ts';
 import type { Scenario } from '../../simulation/scenario.ts';
 import { loadScenarios } from '../../simulation/scenarioSources.ts';
 import { generateTown } from '../../simulation/town/town.ts';
+import { SHIPPED_INTENTION_MODEL } from '../../simulation/intention/intentionMode.ts';
+import { saveScenario } from '../../simulation/scenarioIo.ts';
 import { runExport } from '../commands/export.ts';
 import { formatLongtailTable, runLongtailKind } from '../commands/longtail.ts';
 import { runSim } from '../commands/sim.ts';
@@ -39,6 +41,43 @@ function agentTable(
     `collision ${fmt(log.log_collision_rate)}, off-road ${fmt(log.log_offroad_rate)}.\n\n` +
     markdownMetricTable(Object.values(rows), undefined, 'agent');
   return { body, rows };
+}
+
+/**
+ * Junction intentions on the town: seeded IDM rollouts, its goal-less agents straightest at every fork or on
+ * routes sampled per rollout from the shipped head (docs/intentions.md), with the head's held-out scores.
+ */
+async function intentionSection(town: Scenario, out: string, quick: boolean): Promise<string> {
+  const dir = path.join(out, 'intentions');
+  saveScenario(town, path.join(dir, 'town'));
+  const rollouts = quick ? 2 : 8;
+  const meta = (mode: string) =>
+    runSim({
+      scenarios: path.join(dir, 'town'),
+      agents: 'idm',
+      out: path.join(dir, mode),
+      rollouts,
+      seed: 0,
+      intentions: mode,
+      force: true,
+      json: true,
+    }).then((r) => (r.wosac as { meta_metric: number }).meta_metric);
+  const straight = await meta('straightest');
+  const head = await meta('head');
+  const info = JSON.parse(fs.readFileSync(SHIPPED_INTENTION_MODEL.replace(/\.onnx$/, '.json'), 'utf8')) as {
+    heldOut: { name: string; model: { nll: number }; turnPrior: { nll: number }; uniform: { nll: number } }[];
+  };
+  const held = info.heldOut
+    .map(
+      (h) =>
+        `${h.name}: head ${h.model.nll.toFixed(3)}, turn prior ${h.turnPrior.nll.toFixed(3)}, uniform ${h.uniform.nll.toFixed(3)}`,
+    )
+    .join('; ');
+  return (
+    `Junction intentions (docs/intentions.md), seeded IDM rollouts on the town, N = ${rollouts}: WOSAC meta ` +
+    `${straight.toFixed(3)} with every goal-less agent straightest at forks, ${head.toFixed(3)} with routes sampled per rollout ` +
+    `from models/intention.onnx. The head's held-out NLL per fork (nats): ${held}.`
+  );
 }
 
 export const simulate: DemoStep = {
@@ -85,6 +124,7 @@ export const simulate: DemoStep = {
     const tt = agentTable('Synthetic town (seed 11)', [town]);
     sections.push(tt.body);
     ctx.figures['town idm collision rate'] = +tt.rows.idm.collision_rate.toFixed(3);
+    sections.push(await intentionSection(town, out, ctx.quick));
     bar.tick();
     // 3. AV2 annotation tracks (no map shipped: off-road and road-edge are not rated).
     const av2 = realData('av2-7fab2350');
