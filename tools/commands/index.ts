@@ -125,8 +125,7 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'train-intention',
-    summary:
-      'fit the junction-intention head (which branch an agent takes at a fork) on logged turn choices',
+    summary: 'fit the junction-intention head (which branch an agent takes at a fork) on logged turn choices',
     load: () => import('./trainIntention.ts'),
   },
   {
