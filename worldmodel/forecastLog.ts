@@ -164,19 +164,23 @@ export async function forecastLog(
           priors,
           poses: [...ctx, ...fut].map((f) => poseFeatures(poses, ref, f)),
           confidenceOut: rule ? probs : undefined,
+          // The residual only asks whether a probability reaches its threshold.
+          confidenceFloor: rule?.threshold,
         },
         o.sampling,
         rng,
       );
+      // A last chunk's frames past the horizon are dropped below: they need no prior (an encode each).
+      const kept = Math.min(future, past + nFuture - idx.length);
       if (rule)
-        for (let j = 0; j < future; j++) {
+        for (let j = 0; j < kept; j++) {
           const agg = await aggregatedPast(log, poses, t0, fut[j], rule.pastSweeps, sweeps);
           const prior = await priorTokens(tok, agg, `${log.dir} frames ≤ ${t0} placed in frame ${fut[j]}`);
           priorOf.set(fut[j], prior);
           aggOf.set(fut[j], agg);
           pred[j] = residualGrid(pred[j], probs[j], prior, rule.threshold);
         }
-      for (let j = 0; j < future && idx.length < past + nFuture; j++) {
+      for (let j = 0; j < kept; j++) {
         idx.push(fut[j]);
         grids.push(pred[j]);
         if (pred[j].length !== G) throw new Error('forecast: grid size mismatch');

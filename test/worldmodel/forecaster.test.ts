@@ -6,7 +6,7 @@ import { temporalMask, windowFeeds } from '../../worldmodel/diffusionBatch.ts';
 import { forecasterConfig } from '../../worldmodel/forecastConfig.ts';
 import { buildInferenceGraph } from '../../worldmodel/forecasterGraph.ts';
 import { createForecasterNetwork, noPriorId, POSE_FEATURES } from '../../worldmodel/forecasterNetwork.ts';
-import { sampleFuture } from '../../worldmodel/sampling.ts';
+import { expSum, sampleFuture } from '../../worldmodel/sampling.ts';
 
 const T = 4;
 const cfg = forecasterConfig({
@@ -95,6 +95,54 @@ describe('forecaster', () => {
         expect(l[out[f][i]]).toBe(max);
         expect(probs[f][i]).toBeCloseTo(1 / z, 5);
       }
+  });
+
+  it('a confidence floor keeps every choice and every probability that reaches it (the rest may read 0)', async () => {
+    const rng = new Rng(4);
+    const logits = Float32Array.from({ length: 2 * 2 * G * codes }, () => 3 * rng.normal());
+    const past = [randomTokens(rng), randomTokens(rng)];
+    const run = async (floor?: number) => {
+      const probs: Float32Array[] = [];
+      const out = await sampleFuture(
+        async () => logits,
+        {
+          cfg,
+          codes,
+          tokensXY: t,
+          past,
+          priors: [null, null],
+          poses: Array.from({ length: T }, () => new Float32Array(POSE_FEATURES)),
+          confidenceOut: probs,
+          confidenceFloor: floor,
+        },
+        { steps: 1, guidance: 1, temperature: 1 },
+        new Rng(5),
+      );
+      return { out, probs };
+    };
+    const exact = await run();
+    for (const floor of [0.2, 0.5, 0.9, 1.01]) {
+      const r = await run(floor);
+      expect(r.out).toEqual(exact.out);
+      for (let f = 0; f < 2; f++)
+        for (let i = 0; i < G; i++) {
+          const p = exact.probs[f][i];
+          expect(r.probs[f][i] >= floor).toBe(p >= floor);
+          if (p >= floor) expect(r.probs[f][i]).toBe(p);
+          else expect([0, p]).toContain(r.probs[f][i]);
+        }
+    }
+  });
+
+  it('expSum is the in-order sum of exp(l − max), or Infinity once it reaches the limit', () => {
+    const rng = new Rng(6);
+    const l = Float64Array.from({ length: 512 }, () => 5 * rng.normal());
+    const max = Math.max(...l);
+    let z = 0;
+    for (const v of l) z += Math.exp(v - max);
+    expect(expSum(l, l.length, max)).toBe(z);
+    expect(expSum(l, l.length, max, z)).toBe(Infinity);
+    expect(expSum(l, l.length, max, z * (1 + 1e-12))).toBe(z);
   });
 
   it('the ego pose conditioning changes the prediction', async () => {
