@@ -83,3 +83,22 @@ export function subset(set: ForkSet, keep: (i: number) => boolean): ForkSet {
   });
   return out;
 }
+
+/** The rows of a, then those of b, as one set. */
+export function concatSets(a: ForkSet, b: ForkSet): ForkSet {
+  const cat = <T extends Float32Array | Int32Array | Int8Array | Uint8Array>(x: T, y: T): T => {
+    const out = new (x.constructor as new (n: number) => T)(x.length + y.length);
+    out.set(x);
+    out.set(y, x.length);
+    return out;
+  };
+  return {
+    count: a.count + b.count,
+    x: cat(a.x, b.x),
+    branches: cat(a.branches, b.branches),
+    chosen: cat(a.chosen, b.chosen),
+    weight: cat(a.weight, b.weight),
+    turnClass: cat(a.turnClass, b.turnClass),
+    real: cat(a.real, b.real),
+  };
+}

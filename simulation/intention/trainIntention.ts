@@ -15,7 +15,7 @@ import {
   uniformChoice,
 } from './baselines.ts';
 import { BRANCH_FEATURES, MAX_BRANCHES } from './branchFeatures.ts';
-import { type ForkSet, forkSet, subset } from './forkSet.ts';
+import { concatSets, type ForkSet, forkSet, subset } from './forkSet.ts';
 import { DEFAULT_INTENTION_MODEL, IntentionModel, type IntentionModelConfig } from './intentionModel.ts';
 
 export interface IntentionTrainConfig {
@@ -108,7 +108,7 @@ export async function trainIntention(
   const train = subset(all, (i) => !toValidation[i]);
   const heldReal = subset(all, (i) => toValidation[i] === 1);
   const valTowns = forkSet(input.validation, cfg.realWeight);
-  const validation = mergeSets(valTowns, heldReal);
+  const validation = concatSets(valTowns, heldReal);
   if (train.count === 0) throw new Error('train-intention: the training scenarios have no fork choices');
 
   const model = await IntentionModel.create({ ...DEFAULT_INTENTION_MODEL, seed: cfg.seed, ...cfg.model });
@@ -214,22 +214,4 @@ export async function trainIntention(
 
 function countReal(s: ForkSet): number {
   return s.real.reduce((a, b) => a + b, 0);
-}
-
-function mergeSets(a: ForkSet, b: ForkSet): ForkSet {
-  const cat = <T extends Float32Array | Int32Array | Int8Array | Uint8Array>(x: T, y: T): T => {
-    const out = new (x.constructor as new (n: number) => T)(x.length + y.length);
-    out.set(x);
-    out.set(y, x.length);
-    return out;
-  };
-  return {
-    count: a.count + b.count,
-    x: cat(a.x, b.x),
-    branches: cat(a.branches, b.branches),
-    chosen: cat(a.chosen, b.chosen),
-    weight: cat(a.weight, b.weight),
-    turnClass: cat(a.turnClass, b.turnClass),
-    real: cat(a.real, b.real),
-  };
 }
