@@ -26,12 +26,18 @@ export interface LearnedModelSpec {
    * the rules of ruleAgents.ts. Absent (older models): the network drives every agent.
    */
   ruleAgents?: boolean;
+  /**
+   * Softmax temperature the model samples at unless told otherwise (absent: 1), chosen on the model's
+   * selection scenarios: sampling at 1 spreads mass onto the far, mostly braking, acceleration bins,
+   * and the agents drift below the speed they were taught.
+   */
+  temperature?: number;
 }
 
 export interface LearnedOptions {
   /** Seed of the sampled actions; absent: argmax (deterministic). */
   seed?: number;
-  /** Softmax temperature of the sampled actions (default 1). */
+  /** Softmax temperature of the sampled actions (default: the model's own, else 1). */
   temperature?: number;
   /** onnxruntime intra-op threads of the inference thread (default 2). */
   threads?: number;
@@ -65,8 +71,19 @@ export function readLearnedModel(onnx: string): { bytes: Uint8Array; spec: Learn
   const observation = { ...s.observation, version: s.observation.version ?? 1 };
   return {
     bytes: new Uint8Array(fs.readFileSync(onnx)),
-    spec: { observation, bins: s.bins, ruleAgents: s.ruleAgents === true },
+    spec: {
+      observation,
+      bins: s.bins,
+      ruleAgents: s.ruleAgents === true,
+      ...(s.temperature !== undefined ? { temperature: checkedTemperature(metaFile, s.temperature) } : {}),
+    },
   };
+}
+
+function checkedTemperature(file: string, t: unknown): number {
+  if (typeof t !== 'number' || !(t > 0) || !Number.isFinite(t))
+    throw new InputError(file, `settings.temperature must be a number > 0, got ${JSON.stringify(t)}`);
+  return t;
 }
 
 /** Rows per onnxruntime run on the inference thread: small enough that a run's intermediates stay in cache. */
@@ -225,6 +242,7 @@ export class LearnedPolicy implements Policy {
   readonly name = 'learned';
   readonly bins: ActionBins;
   readonly observer: Observer;
+  readonly temperature: number;
   private agents: Int32Array<ArrayBufferLike> = new Int32Array(0);
   private rowKeys = new Uint32Array(0);
   private keys = new Uint32Array(0);
@@ -239,6 +257,7 @@ export class LearnedPolicy implements Policy {
     this.bins = new ActionBins(spec.bins);
     this.observer = new Observer(spec.observation);
     this.rules = spec.ruleAgents ? new RuleAgents(opts.seed ?? 0) : null;
+    this.temperature = opts.temperature ?? spec.temperature ?? 1;
   }
 
   reset(env: SimEnv): void {
@@ -265,7 +284,7 @@ export class LearnedPolicy implements Policy {
       mode: this.opts.seed === undefined ? ('argmax' as const) : ('sample' as const),
       keys: this.rowKeys,
       step: env.stepCount,
-      temperature: this.opts.temperature,
+      temperature: this.temperature,
     };
     this.observer.observe(env, agents, inf.begin(n, pick), {
       every: inf.chunkRows,

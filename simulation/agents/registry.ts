@@ -11,6 +11,8 @@ import { NoisyPolicy, stochasticIdm } from './stochastic.ts';
 export interface AgentOptions {
   /** Seed of the stochastic form; absent: the deterministic form. Replay is the log either way. */
   seed?: number;
+  /** Learned agents only: softmax temperature of the sampled actions (default: the model's own). */
+  temperature?: number;
 }
 
 export type AgentFactory = (opts?: AgentOptions) => Policy;

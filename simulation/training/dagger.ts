@@ -9,7 +9,7 @@ import { ActionBins } from './actionBins.ts';
 import type { AgentModel } from './agentModel.ts';
 import type { DemoSet } from './demoData.ts';
 import { catkLabel, type CatkConfig, DEFAULT_CATK, isRealLog } from './catkExpert.ts';
-import { LogExpert } from './logExpert.ts';
+import { LogExpert, type LogExpertConfig } from './logExpert.ts';
 import { drivenAgents, selectActions } from './policyStep.ts';
 
 export interface DaggerConfig {
@@ -34,6 +34,8 @@ export interface DaggerConfig {
   longtailPerRound: number;
   /** Share of each minibatch drawn from the long-tail set (taken out of the log demonstrations' share). */
   longtailShare: number;
+  /** Settings of the log-conditioned expert over logExpert.ts's defaults (e.g. its catch-up). */
+  expert: Partial<LogExpertConfig>;
 }
 
 export type RealExpert = 'idm' | 'catk' | 'catk-safe';
@@ -49,6 +51,7 @@ export const DEFAULT_DAGGER: DaggerConfig = {
   catk: DEFAULT_CATK,
   longtailPerRound: 16,
   longtailShare: 0.2,
+  expert: {},
 };
 
 /** The expert's share of the executed actions in round r (0-based). */
@@ -82,14 +85,14 @@ export async function daggerRollout(
   beta: number,
   ruleAgents: boolean,
   sampleStride: number,
-  expertOf: { realExpert: RealExpert; catk: CatkConfig } = DEFAULT_DAGGER,
+  expertOf: { realExpert: RealExpert; catk: CatkConfig; expert?: Partial<LogExpertConfig> } = DEFAULT_DAGGER,
 ): Promise<DaggerRollout> {
   const env = new SimEnv(scenarios);
   env.reset();
   env.setDynamics('bicycle');
   const rules = new RuleAgents(rng.int(1 << 30));
   if (ruleAgents) rules.reset(env);
-  const expert = new LogExpert();
+  const expert = new LogExpert(expertOf.expert);
   expert.reset(env);
   const observer = new Observer(model.cfg.observation);
   const D = observer.size;

@@ -425,7 +425,7 @@ async function daggerRounds(
         { length: Math.min(dc.longtailPerRound, longtail.length) },
         () => longtail[rng.int(longtail.length)],
       );
-      lt = await daggerRollout(model, ltPicks, rng, beta, cfg.ruleAgents, 1);
+      lt = await daggerRollout(model, ltPicks, rng, beta, cfg.ruleAgents, 1, dc);
       ltSet.add(lt.obs, lt.action, lt.count, rng);
     }
     const ltRows = ltSet.count > 0 ? fromLt : 0;

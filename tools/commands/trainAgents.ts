@@ -82,8 +82,11 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
   if (opts.rlRecipe !== undefined && mode !== 'ppo' && mode !== 'rtr')
     throw new InputError('--rl-recipe', 'is a PPO / RTR option: use --mode ppo or rtr');
   const full = recipe === 'full';
-  if (opts.expertCatchUp !== undefined && !full)
-    throw new InputError('--expert-catch-up', 'labels the RL rollouts: use --mode rtr --rl-recipe full');
+  if (opts.expertCatchUp !== undefined && !full && mode !== 'dagger')
+    throw new InputError(
+      '--expert-catch-up',
+      "is the labelling expert's: use --mode dagger, or --mode rtr --rl-recipe full",
+    );
   if (opts.progressReward !== undefined && mode !== 'ppo' && mode !== 'rtr')
     throw new InputError('--progress-reward', 'is the RL reward: use --mode ppo or rtr');
   const reward = opts.progressReward !== undefined ? { reward: { progressPerM: opts.progressReward } } : {};
@@ -145,6 +148,9 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
         realExpert,
         ...(opts.stepsPerRound !== undefined ? { stepsPerRound: opts.stepsPerRound } : {}),
         ...(opts.betaRounds !== undefined ? { betaRounds: opts.betaRounds } : {}),
+        ...(opts.expertCatchUp !== undefined && mode === 'dagger'
+          ? { expert: { catchUpS: opts.expertCatchUp } }
+          : {}),
       },
     },
   );
@@ -267,7 +273,7 @@ export function register(program: Command): void {
     )
     .option(
       '--expert-catch-up <s>',
-      "with --rl-recipe full: the labelling expert closes the gap to the agent's logged position within s seconds (raises its desired speed by at most 5 m/s)",
+      "dagger, or rtr with --rl-recipe full: the labelling expert closes the gap to the agent's logged position within s seconds (raises its desired speed by at most 5 m/s)",
       numberOption('--expert-catch-up', { min: 0.1 }),
     )
     .option(

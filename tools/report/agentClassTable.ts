@@ -1,7 +1,7 @@
 // The learned-agents table per agent class: moving vehicles, parked (stationary) vehicles, pedestrians and
 // cyclists — collision, off-road and progress of each class, beside the overall row with the WOSAC 2025 meta-metric.
 // Run: node --import tsx tools/report/agentClassTable.ts --towns 301-310 [--rollouts N] [--metric-rollouts M]
-// [--agent LABEL=NAME|model.onnx|log-expert …] [--intentions straightest|head|prior|log] [--json file]
+// [--agent LABEL=NAME|model.onnx|log-expert …] [--intentions straightest|head|prior|log] [--temperature T] [--json file]
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeFileAtomicSync } from '../../core/atomic.ts';
@@ -112,6 +112,7 @@ export function classTableRow(
   metricRollouts: number,
   seed = 0,
   scenarioFor?: ScenarioFor,
+  temperature?: number,
 ): ClassTableRow {
   // The expert is the ceiling DAgger imitates: it follows each logged agent's own lanes.
   const expert = agent === LOG_EXPERT_AGENT;
@@ -120,7 +121,7 @@ export function classTableRow(
   const stochastic = agent !== 'replay';
   const M = Math.min(N, metricRollouts);
   const played = expert ? scenarios.map((s) => withLogRoutes(s)) : scenarios;
-  const res = rolloutScenarios(played, () => (stochastic ? make({ seed }) : make()), {
+  const res = rolloutScenarios(played, () => (stochastic ? make({ seed, temperature }) : make()), {
     rollouts: N,
     replicate: !stochastic,
     metricRollouts: M,
@@ -211,20 +212,28 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   });
   if (!agents.length) agents.push(['replay', 'replay'], ['IDM', 'idm'], ['learned', 'models/agent.onnx']);
   const intentions = arg('--intentions') ?? 'straightest';
+  const tArg = arg('--temperature');
+  const temperature = tArg === undefined ? undefined : Number(tArg);
+  if (temperature !== undefined && !(temperature > 0))
+    throw new InputError('--temperature', `'${tArg}' is not a number > 0`);
   const scenarioFor = await intentionScenarios(intentions, scenarios);
   const rows: ClassTableRow[] = [];
   for (const [label, name] of agents) {
     const t0 = performance.now();
-    rows.push(classTableRow(label, name, scenarios, N, M, 0, scenarioFor));
+    rows.push(classTableRow(label, name, scenarios, N, M, 0, scenarioFor, temperature));
     process.stdout.write(`${label}: ${((performance.now() - t0) / 1000).toFixed(0)} s\n`);
   }
   process.stdout.write(
-    `\ntowns ${spec}, N = ${N} seeded rollouts (WOSAC over all, rates over the first ${M}), seed 0, intentions ${intentions}\n\n${markdownClassTable(rows)}\n`,
+    `\ntowns ${spec}, N = ${N} seeded rollouts (WOSAC over all, rates over the first ${M}), seed 0, intentions ${intentions}${temperature !== undefined ? `, learned agents at temperature ${temperature}` : ''}\n\n${markdownClassTable(rows)}\n`,
   );
   const json = arg('--json');
   if (json)
     writeFileAtomicSync(
       json,
-      JSON.stringify({ towns: spec, rollouts: N, metricRollouts: M, intentions, rows }, null, 1) + '\n',
+      JSON.stringify(
+        { towns: spec, rollouts: N, metricRollouts: M, intentions, temperature, rows },
+        null,
+        1,
+      ) + '\n',
     );
 }

@@ -14,7 +14,7 @@ import { transformStage } from './transformStage.ts';
 interface AgentsStageOptions {
   model: string;
   seed?: number;
-  temperature: number;
+  temperature?: number;
   threads: number;
 }
 
@@ -39,7 +39,11 @@ export const register = transformStage<AgentsStageOptions>({
         'sample actions, seeded per scenario, agent and step (default: argmax)',
         intOption(0),
       )
-      .option('--temperature <t>', 'softmax temperature of sampled actions', numberOption(0.01), 1)
+      .option(
+        '--temperature <t>',
+        "softmax temperature of sampled actions (default: the model's own, else 1)",
+        numberOption(0.01),
+      )
       .option('--threads <n>', 'onnxruntime intra-op threads', intOption(1), 2),
   create: async (opts) => {
     const { bytes, spec } = readLearnedModel(opts.model);
@@ -51,6 +55,7 @@ export const register = transformStage<AgentsStageOptions>({
       graphOptimizationLevel: 'all',
     });
     const mode = opts.seed === undefined ? 'argmax' : 'sample';
+    const temperature = opts.temperature ?? spec.temperature ?? 1;
     return async (batch) => {
       // A batch of another kind or of the wrong row length throws a SchemaError: counted as wrong-schema.
       const o = batchToObservations(batch, 'agents input');
@@ -77,7 +82,7 @@ export const register = transformStage<AgentsStageOptions>({
           (q) => uniformAt(agentKey(opts.seed ?? 0, scenario, rollout, o.agentId[q]), step, 11),
           action,
           logp,
-          opts.temperature,
+          temperature,
         );
       }
       return actionsToBatch(

@@ -2,10 +2,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { Rng } from '../../../core/rng.ts';
 import { SimEnv } from '../../../simulation/env.ts';
 import { generateLongtail } from '../../../simulation/longtail/generate.ts';
 import { AgentModel } from '../../../simulation/training/agentModel.ts';
-import { DEFAULT_DAGGER } from '../../../simulation/training/dagger.ts';
+import { daggerRollout, DEFAULT_DAGGER } from '../../../simulation/training/dagger.ts';
 import { controlAllPresent } from '../../../simulation/training/evaluate.ts';
 import { LogExpert, withLogRoutes } from '../../../simulation/training/logExpert.ts';
 import {
@@ -119,5 +120,37 @@ describe('collision geometry', () => {
     expect(collisionGeometry(0, 0, 0, 0.5, 1.8, 0.2)).toBe('side by side');
     expect(collisionGeometry(0, 0, 0, 4, 0, Math.PI)).toBe('head-on');
     expect(collisionGeometry(0, 0, 0, 2, 2, Math.PI / 2)).toBe('crossing');
+  });
+});
+
+describe("DAgger's expert settings", () => {
+  it('reach the labels: with catch-up, an agent that lags an accelerating log is told to speed up more', async () => {
+    // One agent whose log speeds up from 4 to 12 m/s: tracking the speed 1 s ahead, the expert falls behind.
+    const base = controlAllPresent([straightRoadScenario({ numAgents: 1, numSteps: 61, speedMps: 4 })])[0];
+    const T = base.numSteps;
+    let x = base.agents.x[0];
+    for (let t = 0; t < T; t++) {
+      const v = 4 + (8 * t) / (T - 1);
+      base.agents.x[t] = x;
+      base.agents.vx[t] = v;
+      x += v * base.dtS;
+    }
+    const s = withLogRoutes(base);
+    const model = await AgentModel.create(tiny.model);
+    try {
+      const meanAccel = async (catchUpS: number) => {
+        const roll = await daggerRollout(model, [s], new Rng(1), 1, true, 1, {
+          ...DEFAULT_DAGGER,
+          expert: { catchUpS },
+        });
+        let sum = 0;
+        for (let i = 0; i < roll.count; i++) sum += model.bins.accelOf(roll.action[i]);
+        return sum / roll.count;
+      };
+      // Ignored settings would give the very same labels.
+      expect(await meanAccel(1)).toBeGreaterThan(await meanAccel(0));
+    } finally {
+      await model.dispose();
+    }
   });
 });
