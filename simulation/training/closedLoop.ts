@@ -118,7 +118,8 @@ export async function collectExperience(
     const logp = logpRows.subarray(rowsUsed, rowsUsed + m);
     observer.observe(env, agents, obs);
     const { logits, value } = await model.evaluate(obs, m);
-    selectActions(logits, m, A, 'sample', () => rng.uniform(), action, logp);
+    const temperature = model.cfg.ppoLoss.temperature ?? 1;
+    selectActions(logits, m, A, 'sample', () => rng.uniform(), action, logp, temperature, true);
     if (expert && t % cfg.labelStride === 0 && m > 0) {
       // The expert's bin for each driven vehicle and cyclist in the state the policy reached.
       expert.prepare(env);

@@ -149,9 +149,20 @@ export interface PpoLossConfig {
   clip: number;
   valueCoef: number;
   entropyCoef: number;
+  /**
+   * The softmax temperature the policy is rolled out at, in training and once shipped: the PPO terms
+   * (ratio, entropy, KL) are on softmax(logits / T), the imitation term stays on softmax(logits). Below 1
+   * the imitation fits the expert's spread while RL tunes the sharper policy that actually drives.
+   */
+  temperature: number;
 }
 
-export const DEFAULT_PPO_LOSS: PpoLossConfig = { clip: 0.2, valueCoef: 0.5, entropyCoef: 0.01 };
+export const DEFAULT_PPO_LOSS: PpoLossConfig = {
+  clip: 0.2,
+  valueCoef: 0.5,
+  entropyCoef: 0.01,
+  temperature: 1,
+};
 
 /**
  * The one training graph of every mode: coef[0] · imitation cross-entropy (samples weighted by
@@ -175,11 +186,15 @@ export function lossGraph(net: PolicyNet, ppo: PpoLossConfig = DEFAULT_PPO_LOSS)
   const anchorP = g.input('anchor_p', [B, net.actions]);
   const klCoef = g.input('kl_coef', [1]);
   const { logits, value } = net.apply(x);
-  const logp = nn.logSoftmax(logits, -1);
-  const chosen = nn.squeeze(nn.gatherElements(logp, nn.unsqueeze(action, -1), -1), -1);
+  const logpIl = nn.logSoftmax(logits, -1);
+  const pick = (lp: nn.Tensor) => nn.squeeze(nn.gatherElements(lp, nn.unsqueeze(action, -1), -1), -1);
   const wMean = (v: nn.Tensor, w: nn.Tensor) =>
     nn.div(nn.reduceSum(nn.mul(v, w)), nn.maximum(nn.reduceSum(w), 1));
-  const ce = wMean(nn.neg(chosen), ilW);
+  const ce = wMean(nn.neg(pick(logpIl)), ilW);
+  // The rolled-out policy: tempered when T ≠ 1 (its log-probabilities are what the rollouts recorded).
+  const T = ppo.temperature ?? 1;
+  const logp = T === 1 ? logpIl : nn.logSoftmax(nn.mul(logits, 1 / T), -1);
+  const chosen = T === 1 ? pick(logpIl) : pick(logp);
   const ratio = nn.exp(nn.sub(chosen, oldLogp));
   const surrogate = nn.minimum(nn.mul(ratio, adv), nn.mul(nn.clip(ratio, 1 - ppo.clip, 1 + ppo.clip), adv));
   const policyLoss = nn.neg(wMean(surrogate, rlW));

@@ -18,8 +18,9 @@ let expScratch = new Float64Array(0);
 
 /**
  * Pick one action per row of `logits` [n, A]: argmax, or a draw from softmax(logits / temperature)
- * with the uniform `u(q)` of row q. Writes the chosen index and its log-probability (under the
- * untempered softmax, as PPO needs) into `action` and `logp`.
+ * with the uniform `u(q)` of row q. Writes the chosen index and its log-probability into `action`
+ * and `logp`: under the untempered softmax, or with `logpTempered` under the distribution it was drawn
+ * from (PPO on a tempered policy, PpoLossConfig.temperature).
  */
 export function selectActions(
   logits: Float32Array,
@@ -30,6 +31,7 @@ export function selectActions(
   action: Int32Array,
   logp: Float32Array,
   temperature = 1,
+  logpTempered = false,
 ): void {
   // Each exponential once per row (the sums and the draw reuse them: the same values as recomputing).
   if (expScratch.length < A) expScratch = new Float64Array(A);
@@ -49,8 +51,8 @@ export function selectActions(
     for (let i = 0; i < A; i++) z += e[i] = Math.exp(logits[o + i] - max);
     const logZ = max + Math.log(z);
     let pick = arg;
+    let zt = z;
     if (mode === 'sample') {
-      let zt = z;
       if (invT !== 1) {
         zt = 0;
         for (let i = 0; i < A; i++) zt += e[i] = Math.exp((logits[o + i] - max) * invT);
@@ -66,7 +68,10 @@ export function selectActions(
       }
     }
     action[q] = pick;
-    logp[q] = logits[o + pick] - logZ;
+    logp[q] =
+      logpTempered && mode === 'sample' && invT !== 1
+        ? (logits[o + pick] - max) * invT - Math.log(zt)
+        : logits[o + pick] - logZ;
   }
 }
 

@@ -312,6 +312,10 @@ export async function trainAgents(
       dagger: cfg.mode === 'dagger' ? cfg.dagger : undefined,
       rl: cfg.mode === 'ppo' || cfg.mode === 'rtr' ? cfg.rl : undefined,
       ruleAgents: cfg.ruleAgents,
+      // RL tuned the policy at this temperature: it is what the shipped agent samples at.
+      ...((cfg.mode === 'ppo' || cfg.mode === 'rtr') && (model.cfg.ppoLoss.temperature ?? 1) !== 1
+        ? { temperature: model.cfg.ppoLoss.temperature }
+        : {}),
       lr: model.cfg.lr,
       seed: cfg.seed,
     };

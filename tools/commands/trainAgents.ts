@@ -18,6 +18,7 @@ import {
 } from '../../simulation/training/trainAgents.ts';
 import { intOption, numberOption } from '../numberOption.ts';
 import { DEFAULT_OBSERVATION } from '../../simulation/observation.ts';
+import { DEFAULT_PPO_LOSS } from '../../simulation/training/policyNet.ts';
 import { REAL_EXPERTS, type RealExpert } from '../../simulation/training/dagger.ts';
 
 export interface TrainAgentsCliOptions {
@@ -41,6 +42,7 @@ export interface TrainAgentsCliOptions {
   rlRecipe?: string;
   expertCatchUp?: number;
   progressReward?: number;
+  rlTemperature?: number;
   observation?: string;
   seed: number;
   json?: boolean;
@@ -89,6 +91,8 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
     );
   if (opts.progressReward !== undefined && mode !== 'ppo' && mode !== 'rtr')
     throw new InputError('--progress-reward', 'is the RL reward: use --mode ppo or rtr');
+  if (opts.rlTemperature !== undefined && mode !== 'ppo' && mode !== 'rtr')
+    throw new InputError('--rl-temperature', "is the RL rollouts' temperature: use --mode ppo or rtr");
   const reward = opts.progressReward !== undefined ? { reward: { progressPerM: opts.progressReward } } : {};
   const recipeBase = full ? FULL_RL : DEFAULT_RL;
   const dual = {
@@ -142,6 +146,9 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
       model: {
         observation: { ...DEFAULT_OBSERVATION, version: obsVersion === '1' ? 1 : 2 },
         ...(full ? { net: { valueHidden: FULL_RL_VALUE_HIDDEN } } : {}),
+        ...(opts.rlTemperature !== undefined
+          ? { ppoLoss: { ...DEFAULT_PPO_LOSS, temperature: opts.rlTemperature } }
+          : {}),
       },
       dagger: {
         ...DEFAULT_TRAIN_AGENTS.dagger,
@@ -275,6 +282,11 @@ export function register(program: Command): void {
       '--expert-catch-up <s>',
       "dagger, or rtr with --rl-recipe full: the labelling expert closes the gap to the agent's logged position within s seconds (raises its desired speed by at most 5 m/s)",
       numberOption('--expert-catch-up', { min: 0.1 }),
+    )
+    .option(
+      '--rl-temperature <t>',
+      'ppo/rtr: softmax temperature of the RL rollouts, which the PPO terms optimise and the model then samples at (settings.temperature; imitation stays at 1; default: 1)',
+      numberOption('--rl-temperature', { min: 0.05, max: 1 }),
     )
     .option(
       '--progress-reward <perM>',

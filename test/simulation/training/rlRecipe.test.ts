@@ -117,3 +117,42 @@ describe('RL recipe', () => {
     }
   }, 120_000);
 });
+
+describe('RL at a temperature (--rl-temperature)', () => {
+  it('records the log-probabilities PPO optimises: the ratio is 1 on fresh experience, at T = 0.5 as at 1', async () => {
+    const town = scenariosFromSpec('town:1', 'town').map((s) => ({ ...s, numSteps: s.currentStep + 6 }));
+    const policyTerm = async (temperature: number) => {
+      const model = await AgentModel.create({
+        threads: 1,
+        ppoLoss: { clip: 0.2, valueCoef: 0.5, entropyCoef: 0, temperature },
+      });
+      try {
+        await model.loadWeights(SHIPPED_AGENT_MODEL);
+        const exp = await collectExperience(model, town, new Rng(5), { ruleAgents: true });
+        const n = Math.min(exp.count, 256);
+        // Advantage 1 everywhere: the clipped surrogate is the mean ratio, exactly 1 when the loss's
+        // log-probabilities are those the actions were drawn with.
+        const terms = await model.step({
+          obs: exp.obs.subarray(0, n * model.obsSize),
+          action: BigInt64Array.from(exp.action.subarray(0, n), BigInt),
+          ilWeight: new Float32Array(n),
+          rlWeight: new Float32Array(n).fill(1),
+          oldLogp: exp.logp.subarray(0, n),
+          advantage: new Float32Array(n).fill(1),
+          return: new Float32Array(n),
+          coef: [0, 1],
+        });
+        return { policy: terms.policy, logp: exp.logp.subarray(0, n) };
+      } finally {
+        await model.dispose();
+      }
+    };
+    const warm = await policyTerm(1);
+    const cold = await policyTerm(0.5);
+    expect(warm.policy).toBeCloseTo(-1, 4);
+    expect(cold.policy).toBeCloseTo(-1, 4);
+    // A sharper policy draws likelier actions.
+    const mean = (a: Float32Array) => a.reduce((s, v) => s + v, 0) / a.length;
+    expect(mean(cold.logp)).toBeGreaterThan(mean(warm.logp));
+  }, 120_000);
+});
