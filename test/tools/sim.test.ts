@@ -119,6 +119,22 @@ describe('drivekit sim / export', () => {
     await expect(run('sideways')).rejects.toThrow(/--intentions/);
   });
 
+  it("--temperature sets the learned agents' sampling: near 0 every rollout is the argmax one; refused for IDM", async () => {
+    const run = async (name: string, opts: { temperature?: number; deterministic?: boolean }) => {
+      const dir = path.join(tmp, `temp-${name}`);
+      await runSim({ scenarios, agents: 'learned', out: dir, rollouts: 3, seed: 5, json: true, ...opts });
+      return readRolloutGroups(dir).flatMap((g) => g.rollouts.map((r) => Array.from(r.x)));
+    };
+    const argmax = await run('argmax', { deterministic: true });
+    const frozen = await run('frozen', { temperature: 1e-4 });
+    expect(frozen).toEqual(argmax);
+    const meta = JSON.parse(fs.readFileSync(path.join(tmp, 'temp-frozen', 'metrics.json'), 'utf8'));
+    expect(meta.rollouts).toBe(3);
+    await expect(
+      runSim({ scenarios, agents: 'idm', out: path.join(tmp, 'temp-idm'), temperature: 0.5, json: true }),
+    ).rejects.toThrow(/--temperature/);
+  });
+
   it('exports Parquet that a Parquet reader opens with the documented columns', async () => {
     const r = await runExport({ rollouts: out, format: 'parquet' });
     const traj = r.files.find((f) => f.endsWith('trajectories.parquet'))!;

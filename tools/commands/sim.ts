@@ -19,7 +19,7 @@ import { checkSimulatable, rolloutScenarios, type ScenarioRollout } from '../../
 import { INTENTION_MODES, intentionScenarios } from '../../simulation/intention/intentionMode.ts';
 import { saveScenario } from '../../simulation/scenarioIo.ts';
 import { loadScenariosAsync } from '../../simulation/scenarioSources.ts';
-import { intOption } from '../numberOption.ts';
+import { intOption, numberOption } from '../numberOption.ts';
 import { formatMetricTable, METRIC_COLUMNS } from '../report/simMetrics.ts';
 import { formatWosacTable, wosacRow } from '../report/wosacTable.ts';
 import { makeDirs } from '../../core/dirs.ts';
@@ -47,6 +47,8 @@ export interface SimOptions {
   seed?: number;
   /** The agents' deterministic form (every rollout the same). */
   deterministic?: boolean;
+  /** Learned agents: softmax temperature of the sampled actions (default: the model's own, else 1). */
+  temperature?: number;
   /** Where goal-less driven agents turn at forks (intention/intentionMode.ts; default straightest). */
   intentions?: string;
   /** Agents × rollouts simulated (and held in memory) at once (default CHUNK_AGENTS). */
@@ -73,6 +75,13 @@ export async function runSim(opts: SimOptions): Promise<Record<string, unknown>>
   const make = agentByName(opts.agents);
   if (!make)
     throw new InputError('--agents', `unknown agent '${opts.agents}' (known: ${allAgentNames().join(', ')})`);
+  const learned = opts.agents === 'learned' || opts.agents.endsWith('.onnx');
+  if (opts.temperature !== undefined && !learned)
+    throw new InputError(
+      '--temperature',
+      `is the learned agents' sampling temperature, not ${opts.agents}'s`,
+    );
+  const temperature = opts.temperature;
   const N = opts.rollouts ?? (opts.deterministic ? 1 : DEFAULT_ROLLOUTS);
   const seed = opts.seed ?? 0;
   // Deterministic agents (and the deterministic form) run once per scenario, copied to every rollout.
@@ -105,6 +114,7 @@ export async function runSim(opts: SimOptions): Promise<Record<string, unknown>>
     'drivekit.rollouts': String(N),
     'drivekit.seed': stochastic || sampled ? String(seed) : 'deterministic',
     'drivekit.intentions': intentions,
+    ...(temperature !== undefined ? { 'drivekit.temperature': String(temperature) } : {}),
   };
   // Scenarios go in chunks of about CHUNK_AGENTS agents × rollouts, their rollouts appended to the file
   // as they come, so memory stays flat however many scenarios and rollouts are asked for.
@@ -124,7 +134,7 @@ export async function runSim(opts: SimOptions): Promise<Record<string, unknown>>
     const scenarioFor = await intentionScenarios(intentions, part, seed);
     const chunk = rolloutScenarios(
       part,
-      () => (stochastic ? make({ seed }) : make()),
+      () => (stochastic ? make({ seed, temperature }) : make()),
       { rollouts: N, replicate: !stochastic && !sampled, keepAllTracks: true, scenarioFor },
       files.slice(from, to),
     );
@@ -231,6 +241,11 @@ export function register(program: Command): void {
       0,
     )
     .option('--deterministic', "the agents' deterministic form: every rollout the same")
+    .option(
+      '--temperature <t>',
+      "learned agents: softmax temperature of the sampled actions (default: the model's settings.temperature, else 1)",
+      numberOption('--temperature', { above: 0 }),
+    )
     .option(
       '--control <which>',
       "agents driven: 'scenario' (its controlled flags) or 'all' present at the current step",
