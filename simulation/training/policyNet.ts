@@ -190,11 +190,12 @@ export function lossGraph(net: PolicyNet, ppo: PpoLossConfig = DEFAULT_PPO_LOSS)
   const pick = (lp: nn.Tensor) => nn.squeeze(nn.gatherElements(lp, nn.unsqueeze(action, -1), -1), -1);
   const wMean = (v: nn.Tensor, w: nn.Tensor) =>
     nn.div(nn.reduceSum(nn.mul(v, w)), nn.maximum(nn.reduceSum(w), 1));
-  const ce = wMean(nn.neg(pick(logpIl)), ilW);
+  const chosenIl = pick(logpIl);
+  const ce = wMean(nn.neg(chosenIl), ilW);
   // The rolled-out policy: tempered when T ≠ 1 (its log-probabilities are what the rollouts recorded).
   const T = ppo.temperature ?? 1;
   const logp = T === 1 ? logpIl : nn.logSoftmax(nn.mul(logits, 1 / T), -1);
-  const chosen = T === 1 ? pick(logpIl) : pick(logp);
+  const chosen = T === 1 ? chosenIl : pick(logp);
   const ratio = nn.exp(nn.sub(chosen, oldLogp));
   const surrogate = nn.minimum(nn.mul(ratio, adv), nn.mul(nn.clip(ratio, 1 - ppo.clip, 1 + ppo.clip), adv));
   const policyLoss = nn.neg(wMean(surrogate, rlW));
