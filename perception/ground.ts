@@ -1,7 +1,7 @@
 // Ground removal by line fitting per angular segment (Himmelsbach et al. 2010, "Fast segmentation of 3D
 // point clouds for ground vehicles"; segment/bin/height settings after CPD, see REFERENCES.md).
 import type { XYZ } from '../core/arrow/records.ts';
-import { fastAtan2 } from '../core/geometry/fastAtan2.ts';
+import { azimuthSector, azimuthSectorTable } from '../core/geometry/azimuthSectors.ts';
 import { fitNearPlane } from './planeFit.ts';
 import type { ConfigRanges } from '../core/configSchema.ts';
 
@@ -129,17 +129,15 @@ export interface GroundResult {
 
 const TWO_PI = 2 * Math.PI;
 
-function segmentOf(x: number, y: number, segments: number): number {
-  const s = Math.floor(((fastAtan2(y, x) + Math.PI) / TWO_PI) * segments);
-  return s >= segments ? segments - 1 : s;
-}
+/** Cell of each point, kept between calls: a fresh per-point array costs page faults and GC every sweep. */
+let cellScratch = new Int32Array(0);
 
 /** Height of the ground model below (x, y) in the vehicle frame. */
 export function groundHeightAt(m: GroundModel, x: number, y: number): number {
   const r = Math.hypot(x, y);
   let b = Math.floor(r / m.binM);
   if (b >= m.bins) b = m.bins - 1;
-  const c = segmentOf(x, y, m.segments) * m.bins + b;
+  const c = azimuthSector(azimuthSectorTable(m.segments), x, y, r) * m.bins + b;
   return m.slope[c] * r + m.intercept[c];
 }
 
@@ -168,36 +166,18 @@ export function segmentGround(pts: XYZ, config: Partial<GroundConfig> = {}): Gro
   const { segments: S, bins: B } = cfg;
   const binM = cfg.maxRangeM / B;
   const n = pts.x.length;
-  const cellOf = new Int32Array(n);
+  if (cellScratch.length < n) cellScratch = new Int32Array(Math.ceil(n * 1.25));
+  const cellOf = cellScratch;
   const rangeOf = new Float32Array(n);
-  const proto = new Float32Array(S * B).fill(Infinity);
-  const protoR = new Float32Array(S * B);
-  const protoX = new Float32Array(S * B);
-  const protoY = new Float32Array(S * B);
-  let invalid = 0;
-  for (let i = 0; i < n; i++) {
-    const x = pts.x[i];
-    const y = pts.y[i];
-    const z = pts.z[i];
-    // NaN fails every comparison; Infinity is caught by the difference test.
-    if (!(x - x === 0 && y - y === 0 && z - z === 0)) {
-      cellOf[i] = -1;
-      invalid++;
-      continue;
-    }
-    const r = Math.sqrt(x * x + y * y);
-    let b = Math.floor(r / binM);
-    if (b >= B) b = B - 1;
-    const c = segmentOf(x, y, S) * B + b;
-    cellOf[i] = c;
-    rangeOf[i] = r;
-    if (r >= cfg.minRangeM && z < proto[c]) {
-      proto[c] = z;
-      protoR[c] = r;
-      protoX[c] = x;
-      protoY[c] = y;
-    }
-  }
+  const { proto, protoR, protoX, protoY, invalid } = cellPrototypes(
+    pts,
+    S,
+    B,
+    binM,
+    cfg.minRangeM,
+    cellOf,
+    rangeOf,
+  );
   const plane: [number, number, number] =
     cfg.groundZHintM !== undefined
       ? [0, 0, cfg.groundZHintM]
@@ -220,23 +200,17 @@ export function segmentGround(pts: XYZ, config: Partial<GroundConfig> = {}): Gro
     }
   }
   fillEmptySegments(hasLine, S, B, slope, intercept, plane);
+  const heightAboveGround = rangeOf; // reused: the range of a point is not needed past this
   const isGround = new Uint8Array(n);
-  const heightAboveGround = rangeOf; // reused: the range of a point is not needed past this loop
-  let groundCount = 0;
-  const thr = cfg.maxDistToLineM;
-  for (let i = 0; i < n; i++) {
-    const c = cellOf[i];
-    if (c < 0) {
-      heightAboveGround[i] = NaN;
-      continue;
-    }
-    const h = pts.z[i] - (slope[c] * rangeOf[i] + intercept[c]);
-    heightAboveGround[i] = h;
-    if (h <= thr) {
-      isGround[i] = 1;
-      groundCount++;
-    }
-  }
+  const groundCount = classifyPoints(
+    pts.z,
+    cellOf,
+    slope,
+    intercept,
+    cfg.maxDistToLineM,
+    heightAboveGround,
+    isGround,
+  );
   return {
     isGround,
     groundCount,
@@ -244,6 +218,88 @@ export function segmentGround(pts: XYZ, config: Partial<GroundConfig> = {}): Gro
     invalidCount: invalid,
     model: { segments: S, bins: B, binM, slope, intercept, levelZ, plane },
   };
+}
+
+/** The cells' prototypes (lowest point per segment × bin) and each point's cell and range. */
+function cellPrototypes(
+  pts: XYZ,
+  S: number,
+  B: number,
+  binM: number,
+  minRangeM: number,
+  cellOf: Int32Array,
+  rangeOf: Float32Array,
+): {
+  proto: Float32Array;
+  protoR: Float32Array;
+  protoX: Float32Array;
+  protoY: Float32Array;
+  invalid: number;
+} {
+  const proto = new Float32Array(S * B).fill(Infinity);
+  const protoR = new Float32Array(S * B);
+  const protoX = new Float32Array(S * B);
+  const protoY = new Float32Array(S * B);
+  const sectors = azimuthSectorTable(S);
+  const px = pts.x;
+  const py = pts.y;
+  const pz = pts.z;
+  const n = px.length;
+  let invalid = 0;
+  for (let i = 0; i < n; i++) {
+    const x = px[i];
+    const y = py[i];
+    const z = pz[i];
+    // NaN fails every comparison; Infinity is caught by the difference test.
+    if (!(x - x === 0 && y - y === 0 && z - z === 0)) {
+      cellOf[i] = -1;
+      invalid++;
+      continue;
+    }
+    const r = Math.sqrt(x * x + y * y);
+    let b = Math.floor(r / binM);
+    if (b >= B) b = B - 1;
+    const c = azimuthSector(sectors, x, y, r) * B + b;
+    cellOf[i] = c;
+    rangeOf[i] = r;
+    if (r >= minRangeM && z < proto[c]) {
+      proto[c] = z;
+      protoR[c] = r;
+      protoX[c] = x;
+      protoY[c] = y;
+    }
+  }
+  return { proto, protoR, protoX, protoY, invalid };
+}
+
+/**
+ * Height of each point above its cell's line (in place of its range, which `rangeOf` holds on entry;
+ * NaN for invalid points) and the ground flag; returns the ground count.
+ */
+function classifyPoints(
+  pz: ArrayLike<number>,
+  cellOf: Int32Array,
+  slope: Float32Array,
+  intercept: Float32Array,
+  maxDistToLineM: number,
+  rangeOf: Float32Array,
+  isGround: Uint8Array,
+): number {
+  let groundCount = 0;
+  for (let i = 0; i < isGround.length; i++) {
+    const c = cellOf[i];
+    if (c < 0) {
+      rangeOf[i] = NaN;
+      continue;
+    }
+    const h = pz[i] - (slope[c] * rangeOf[i] + intercept[c]);
+    rangeOf[i] = h;
+    if (h <= maxDistToLineM) {
+      isGround[i] = 1;
+      groundCount++;
+    }
+  }
+  return groundCount;
 }
 
 /**
@@ -401,13 +457,16 @@ function fitBinLines(
   // accepted prototype, so sparse far rings still anchor the line where they touch the ground.
   let prev = -1;
   let nearest = 0;
+  let next = -1; // the first defined bin after b (B when none): found once per gap, not once per bin
   for (let b = 0; b < B; b++) {
     if (has[b]) {
       prev = b;
       continue;
     }
-    let next = b + 1;
-    while (next < B && !has[next]) next++;
+    if (next <= b) {
+      next = b + 1;
+      while (next < B && !has[next]) next++;
+    }
     const src = prev < 0 ? next : next >= B || b - prev <= next - b ? prev : next;
     const rc = (b + 0.5) * binM;
     while (nearest + 1 < na && Math.abs(accR[nearest + 1] - rc) <= Math.abs(accR[nearest] - rc)) nearest++;

@@ -29,11 +29,16 @@ export function fitNearPlane(
   protoR: Float32Array,
   cfg: PlaneFitConfig,
 ): [number, number, number] {
-  const idx: number[] = [];
+  let m = 0;
+  const all = new Int32Array(proto.length);
   for (let c = 0; c < proto.length; c++)
-    if (proto[c] !== Infinity && protoR[c] <= cfg.planeRangeM) idx.push(c);
+    if (proto[c] !== Infinity && protoR[c] <= cfg.planeRangeM) all[m++] = c;
+  const idx = all.subarray(0, m);
   if (idx.length === 0) return [0, 0, 0];
-  const zs = idx.map((c) => proto[c]).sort((a, b) => a - b);
+  // A typed array sorts numerically in native code (no comparator calls).
+  const zs = new Float32Array(m);
+  for (let j = 0; j < m; j++) zs[j] = proto[idx[j]];
+  zs.sort();
   const low = lowerQuantileOfSorted(zs, cfg.planeFallbackQuantile);
   if (idx.length < cfg.planeMinPrototypes) return [0, 0, low];
   const inlierTol = cfg.planeInlierTolM;
@@ -67,7 +72,7 @@ export function fitNearPlane(
       proto[k],
     );
     if (!plane || Math.hypot(plane[0], plane[1]) > cfg.maxSlope) continue;
-    const n = count(...plane);
+    const n = count(plane[0], plane[1], plane[2]);
     if (n > bestCount) {
       bestCount = n;
       best = plane;
@@ -83,7 +88,8 @@ export function fitNearPlane(
     sxz = 0,
     syz = 0,
     sz = 0;
-  for (const i of idx) {
+  for (let j = 0; j < m; j++) {
+    const i = idx[j];
     const x = protoX[i];
     const y = protoY[i];
     const z = proto[i];

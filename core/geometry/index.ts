@@ -5,4 +5,4 @@ export * from './polygon.ts';
 export * from './iou.ts';
 export * from './minAreaRect.ts';
 export * from './polyline.ts';
-export * from './fastAtan2.ts';
+export * from './azimuthSectors.ts';
