@@ -74,10 +74,50 @@ function findRoot(parent: Int32Array, a: number): number {
   return a;
 }
 
+/**
+ * Union-find over the core voxels: each pair of adjacent core voxels joins one tree. Each pair is
+ * visited once, from the voxel whose neighbour lies in the forward half (slots 14–26 of its 27, after
+ * the centre 13 in dz, dy, dx order).
+ */
+function joinCoreNeighbours(nbr: Int32Array, core: Uint8Array, V: number, parent: Int32Array): void {
+  for (let v = 0; v < V; v++) parent[v] = v;
+  for (let v = 0; v < V; v++) {
+    if (!core[v]) continue;
+    // v's root stays the root: each union below hangs the other tree under it.
+    const ra = findRoot(parent, v);
+    for (let k = 27 * v + 14, end = 27 * v + 27; k < end; k++) {
+      const u = nbr[k];
+      if (u >= 0 && core[u]) {
+        const rb = findRoot(parent, u);
+        if (ra !== rb) parent[rb] = ra;
+      }
+    }
+  }
+}
+
 /** Largest dense voxel grid (cells) clustering uses; a wider spread of points falls back to the hash table. */
 const MAX_DENSE_CELLS = 1 << 23;
 /** The dense grid, kept between calls (−1 everywhere between calls: only the cells used are reset). */
 let dense = new Int32Array(0);
+
+/**
+ * Working arrays kept between calls and grown when a sweep needs more: a fresh half-megabyte typed
+ * array per call costs page faults and garbage collection comparable to the clustering itself.
+ */
+const work = {
+  voxelOf: new Int32Array(0),
+  counts: new Int32Array(0),
+  coords: new Int32Array(0),
+  nbr: new Int32Array(0),
+  core: new Uint8Array(0),
+  parent: new Int32Array(0),
+  voxelLabel: new Int32Array(0),
+  rootLabel: new Int32Array(0),
+};
+
+function atLeastInt32(a: Int32Array<ArrayBuffer>, n: number): Int32Array<ArrayBuffer> {
+  return a.length >= n ? a : new Int32Array(Math.ceil(n * 1.25));
+}
 
 /**
  * Cluster the points with `mask[i] = 1` (all finite points when mask is null). Cost is linear in the
@@ -104,7 +144,8 @@ export function clusterPoints(
   const pz = pts.z;
   const { egoMinXM, egoMaxXM, egoHalfWidthM } = cfg;
   // Pass 1: which points are clustered, and the extent of their voxels.
-  const voxelOf = new Int32Array(n).fill(-1);
+  const voxelOf = (work.voxelOf = atLeastInt32(work.voxelOf, n));
+  voxelOf.fill(-1, 0, n);
   let candidates = 0;
   let x0 = Infinity;
   let x1 = -Infinity;
@@ -134,8 +175,10 @@ export function clusterPoints(
     if (iz > z1) z1 = iz;
   }
   // At most one voxel per candidate point, so these never need to grow.
-  const counts = new Int32Array(Math.max(1, candidates));
-  const coords = new Int32Array(3 * Math.max(1, candidates));
+  // Points per voxel at id + 1; counts[0] = 0 stands for "no voxel", so neighbour sums need no branch.
+  const counts = (work.counts = atLeastInt32(work.counts, candidates + 1));
+  counts[0] = 0;
+  const coords = (work.coords = atLeastInt32(work.coords, 3 * Math.max(1, candidates)));
   // The dense grid spans the extent with one empty cell around it, so every 27-neighbour lookup is in range.
   const nx = candidates > 0 ? x1 - x0 + 3 : 0;
   const ny = candidates > 0 ? y1 - y0 + 3 : 0;
@@ -161,7 +204,7 @@ export function clusterPoints(
     const key = useDense ? (iz - oz) * sz + (iy - oy) * sy + (ix - ox) : packKey(ix, iy, iz);
     // Consecutive points of a scan line often share a voxel: skip the lookup then.
     if (lastId >= 0 && key === lastKey) {
-      counts[lastId]++;
+      counts[lastId + 1]++;
       voxelOf[i] = lastId;
       continue;
     }
@@ -182,8 +225,9 @@ export function clusterPoints(
       coords[3 * id] = ix;
       coords[3 * id + 1] = iy;
       coords[3 * id + 2] = iz;
+      counts[id + 1] = 0;
     }
-    counts[id]++;
+    counts[id + 1]++;
     voxelOf[i] = id;
   }
   if (!useDense) V = table!.size;
@@ -196,8 +240,10 @@ export function clusterPoints(
     return d2 <= ref2 ? cfg.minPoints : Math.max(cfg.minPointsFloor, (cfg.minPoints * ref2) / d2);
   };
   // Neighbour ids per voxel (−1 where empty), found once and used twice.
-  const nbr = new Int32Array(27 * V);
-  const core = new Uint8Array(V);
+  const nbr = (work.nbr = atLeastInt32(work.nbr, 27 * V));
+  if (work.core.length < V) work.core = new Uint8Array(Math.ceil(V * 1.25));
+  const core = work.core;
+  core.fill(0, 0, V);
   for (let v = 0; v < V; v++) {
     const ix = coords[3 * v];
     const iy = coords[3 * v + 1];
@@ -211,7 +257,7 @@ export function clusterPoints(
           for (let dx = -1; dx <= 1; dx++) {
             const id = grid[c + dz + dy + dx];
             nbr[k++] = id;
-            if (id >= 0) total += counts[id];
+            total += counts[id + 1];
           }
         }
       }
@@ -221,29 +267,20 @@ export function clusterPoints(
           for (let dx = -1; dx <= 1; dx++) {
             const id = table!.find(packKey(ix + dx, iy + dy, iz + dz));
             nbr[k++] = id;
-            if (id >= 0) total += counts[id];
+            total += counts[id + 1];
           }
         }
       }
     }
     if (total >= minPointsAt(ix, iy)) core[v] = 1;
   }
-  const parent = new Int32Array(V);
-  for (let v = 0; v < V; v++) parent[v] = v;
-  for (let v = 0; v < V; v++) {
-    if (!core[v]) continue;
-    for (let k = 27 * v, end = k + 27; k < end; k++) {
-      const u = nbr[k];
-      if (u > v && core[u]) {
-        const ra = findRoot(parent, v);
-        const rb = findRoot(parent, u);
-        if (ra !== rb) parent[rb] = ra;
-      }
-    }
-  }
+  const parent = (work.parent = atLeastInt32(work.parent, V));
+  joinCoreNeighbours(nbr, core, V, parent);
   // Border voxels (not core, next to a core voxel) join the first core neighbour's cluster, as in DBSCAN.
-  const voxelLabel = new Int32Array(V).fill(-1);
-  const rootLabel = new Int32Array(V).fill(-1);
+  const voxelLabel = (work.voxelLabel = atLeastInt32(work.voxelLabel, V));
+  const rootLabel = (work.rootLabel = atLeastInt32(work.rootLabel, V));
+  voxelLabel.fill(-1, 0, V);
+  rootLabel.fill(-1, 0, V);
   let count = 0;
   for (let v = 0; v < V; v++) {
     let anchor = -1;
