@@ -2,7 +2,6 @@
 // shows its bumper and its rear window, with the nearly horizontal trunk between them barely hit by beams.
 import type { ClusterResult } from './cluster.ts';
 import type { XYZ } from '../core/arrow/records.ts';
-import { fastAtan2 } from '../core/geometry/fastAtan2.ts';
 import type { ConfigRanges } from '../core/configSchema.ts';
 
 export interface FragmentConfig {
@@ -41,6 +40,22 @@ export const FRAGMENT_CONFIG_RANGES: ConfigRanges<FragmentConfig> = {
 };
 
 /**
+ * A number that grows with the angle atan2(side, along) ∈ (−π, π], in (−2, 2]: cheaper than the angle
+ * and enough to find the extremes.
+ */
+function pseudoAngle(along: number, side: number): number {
+  const as = Math.abs(side);
+  if (along >= 0) return as + along === 0 ? 0 : side / (as + along);
+  const t = side / (as - along); // in [−1, 1): 0 at ±π, ±1 at ±π/2
+  return side >= 0 ? 2 - t : -2 - t;
+}
+
+/** Angle from direction (rx, ry) to (x, y), in (−π, π]. */
+function relativeAngle(rx: number, ry: number, x: number, y: number): number {
+  return Math.atan2(rx * y - ry * x, x * rx + y * ry);
+}
+
+/**
  * Relabel clusters so that fragments of one object seen one behind the other share a label. Cost:
  * one pass over the clustered points plus O(clusters²) pair tests.
  */
@@ -54,27 +69,53 @@ export function mergeLineOfSightFragments(
   if (!cfg.enabled || K < 2) return clusters;
   const { labels } = clusters;
   // Per cluster: azimuth interval relative to its first point (no wrap at ±π inside one cluster),
-  // that reference azimuth, and the range interval.
-  const ref = new Float64Array(K).fill(NaN);
-  const aMin = new Float64Array(K).fill(Infinity);
-  const aMax = new Float64Array(K).fill(-Infinity);
+  // that reference azimuth, and the range interval. The extremes are found on a pseudo-angle (monotone
+  // in the angle, no arctangent per point); only the two extreme points of a cluster get an atan2.
+  const refX = new Float64Array(K);
+  const refY = new Float64Array(K);
+  const hasRef = new Uint8Array(K);
+  const pMin = new Float64Array(K).fill(Infinity);
+  const pMax = new Float64Array(K).fill(-Infinity);
+  const iMin = new Int32Array(K);
+  const iMax = new Int32Array(K);
   const rMin = new Float64Array(K).fill(Infinity);
   const rMax = new Float64Array(K).fill(-Infinity);
+  const px = pts.x;
+  const py = pts.y;
   for (let i = 0; i < labels.length; i++) {
     const c = labels[i];
     if (c < 0) continue;
-    const x = pts.x[i];
-    const y = pts.y[i];
-    const az = fastAtan2(y, x);
-    if (Number.isNaN(ref[c])) ref[c] = az;
-    let d = az - ref[c];
-    if (d > Math.PI) d -= 2 * Math.PI;
-    else if (d < -Math.PI) d += 2 * Math.PI;
-    if (d < aMin[c]) aMin[c] = d;
-    if (d > aMax[c]) aMax[c] = d;
+    const x = px[i];
+    const y = py[i];
+    if (!hasRef[c]) {
+      hasRef[c] = 1;
+      refX[c] = x;
+      refY[c] = y;
+    }
+    // The point's direction in the frame of the reference direction (unnormalised: the angle is the same).
+    const along = x * refX[c] + y * refY[c];
+    const side = refX[c] * y - refY[c] * x;
+    const p = pseudoAngle(along, side);
+    if (p < pMin[c]) {
+      pMin[c] = p;
+      iMin[c] = i;
+    }
+    if (p > pMax[c]) {
+      pMax[c] = p;
+      iMax[c] = i;
+    }
     const r = Math.sqrt(x * x + y * y);
     if (r < rMin[c]) rMin[c] = r;
     if (r > rMax[c]) rMax[c] = r;
+  }
+  const ref = new Float64Array(K);
+  const aMin = new Float64Array(K);
+  const aMax = new Float64Array(K);
+  for (let c = 0; c < K; c++) {
+    if (!hasRef[c]) continue;
+    ref[c] = Math.atan2(refY[c], refX[c]);
+    aMin[c] = relativeAngle(refX[c], refY[c], px[iMin[c]], py[iMin[c]]);
+    aMax[c] = relativeAngle(refX[c], refY[c], px[iMax[c]], py[iMax[c]]);
   }
   const parent = Int32Array.from({ length: K }, (_, i) => i);
   const find = (a: number) => {
