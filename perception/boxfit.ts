@@ -205,6 +205,9 @@ export function columnHull(xs: Float64Array, ys: Float64Array, m: number): Float
   return out;
 }
 
+/** Point indices sorted by cluster, kept between calls (a fresh per-point array costs page faults and GC). */
+let orderScratch = new Int32Array(0);
+
 /** Fit a box to every cluster and keep those that pass the size, height and point-count filters. */
 export function fitBoxes(
   pts: XYZ,
@@ -219,7 +222,8 @@ export function fitBoxes(
   const start = new Int32Array(count + 1);
   for (let i = 0; i < labels.length; i++) if (labels[i] >= 0) start[labels[i] + 1]++;
   for (let c = 0; c < count; c++) start[c + 1] += start[c];
-  const order = new Int32Array(start[count]);
+  if (orderScratch.length < start[count]) orderScratch = new Int32Array(Math.ceil(start[count] * 1.25));
+  const order = orderScratch;
   const fill = start.slice(0, count);
   for (let i = 0; i < labels.length; i++) if (labels[i] >= 0) order[fill[labels[i]]++] = i;
   let largest = 0;
@@ -240,6 +244,7 @@ export function fitBoxes(
       : Math.max(cfg.minPointsFloor, (cfg.minPoints * ref2) / d2);
   };
   const out = allocateBoxes(count);
+  const maxDiagonal2 = cfg.maxLengthM * cfg.maxLengthM + cfg.maxWidthM * cfg.maxWidthM;
   let k = 0;
   for (let c = 0; c < count; c++) {
     const s = start[c];
@@ -274,6 +279,26 @@ export function fitBoxes(
         ys[m] = pts.y[order[j]];
         m++;
       }
+    }
+    // A cluster whose axis-aligned extent already exceeds the largest allowed diagonal fails the size
+    // test in any orientation (a rectangle holding the points has a diagonal ≥ their extent): skip the
+    // hull and rectangle search, the cost of the big clusters (walls, hedges, buildings).
+    let x0 = Infinity;
+    let x1 = -Infinity;
+    let y0 = Infinity;
+    let y1 = -Infinity;
+    for (let j = 0; j < m; j++) {
+      const x = xs[j];
+      const y = ys[j];
+      if (x < x0) x0 = x;
+      if (x > x1) x1 = x;
+      if (y < y0) y0 = y;
+      if (y > y1) y1 = y;
+    }
+    const extent = Math.max(x1 - x0, y1 - y0);
+    if (extent * extent > maxDiagonal2) {
+      stats.rejected.size++;
+      continue;
     }
     const rect =
       cfg.method === 'minArea'

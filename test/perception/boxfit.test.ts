@@ -107,6 +107,18 @@ describe('box fitting', () => {
     expect(r.stats.rejected).toEqual({ points: 1, floating: 1, height: 1, size: 1, volume: 1 });
   });
 
+  it('rejects an over-long cluster as too long at every yaw, whether or not its axis-aligned extent shows it', () => {
+    // At 45° a 12 m × 0.4 m wall spans only 8.8 m in x and y (under the 10.8 m diagonal of the largest
+    // box): the full rectangle fit must catch it; along an axis the extent alone does.
+    for (let k = 0; k < 8; k++) {
+      const yaw = (k / 8) * Math.PI;
+      const { pts, clusters } = asCluster([lView(15, 5, 12, 0.4, yaw, 400, 0, 2, 1)]);
+      const r = fitBoxes(pts, clusters, flatGroundModel(0));
+      expect(r.stats.kept).toBe(0);
+      expect(r.stats.rejected.size).toBe(1);
+    }
+  });
+
   it('lowers the point minimum with range when asked: a far 5-point object is kept, a near one is not', () => {
     const parts = [
       lView(5, 2, 0.6, 0.5, 0, 5, 0, 1.7, 1), // a pedestrian at 5 m, 5 points
