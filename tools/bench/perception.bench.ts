@@ -10,6 +10,7 @@ import { decodePcd } from '../../datasets/pcd.ts';
 import { fitBoxes } from '../../perception/boxfit.ts';
 import { clusterPoints } from '../../perception/cluster.ts';
 import { DEFAULT_DISCOVER_CONFIG, discoverSweep } from '../../perception/discover.ts';
+import { mergeLineOfSightFragments } from '../../perception/fragments.ts';
 import type { XYZ } from '../../core/arrow/records.ts';
 import { lcg32 } from '../../core/rng.ts';
 import { segmentGround } from '../../perception/ground.ts';
@@ -146,6 +147,7 @@ export const benchmarks: Benchmark[] = [
         return median(out);
       };
       const cpuCluster = cpuOf(() => clusterPoints(full, mask, DEFAULT_DISCOVER_CONFIG.cluster));
+      const cpuFragments = cpuOf(() => mergeLineOfSightFragments(full, c, DEFAULT_DISCOVER_CONFIG.fragments));
       const cpuClusterHash = cpuOf(() => clusterPoints(full, mask, DEFAULT_DISCOVER_CONFIG.cluster, 'hash'));
       emit({
         name: 'discover_sweep_stages',
@@ -153,6 +155,7 @@ export const benchmarks: Benchmark[] = [
         cluster_cpu_ms_median: cpuCluster,
         cluster_hash_index_cpu_ms_median: cpuClusterHash,
         cluster_dense_over_hash: +(cpuCluster / cpuClusterHash).toFixed(2),
+        fragments_cpu_ms_median: cpuFragments,
         boxfit_cpu_ms_median: cpuOf(() => fitBoxes(full, c, g.model, DEFAULT_DISCOVER_CONFIG.boxfit)),
         ground_ms_median: tGround,
         cluster_ms_median: tCluster,
