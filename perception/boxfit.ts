@@ -230,6 +230,9 @@ export function fitBoxes(
   for (let c = 0; c < count; c++) largest = Math.max(largest, start[c + 1] - start[c]);
   const xs = new Float64Array(largest);
   const ys = new Float64Array(largest);
+  const px = pts.x;
+  const py = pts.y;
+  const pz = pts.z;
 
   const stats: BoxFitStats = {
     clusters: count,
@@ -257,7 +260,7 @@ export function fitBoxes(
     let zMin = Infinity;
     let zMax = -Infinity;
     for (let j = s; j < e; j++) {
-      const z = pts.z[order[j]];
+      const z = pz[order[j]];
       if (z < zMin) zMin = z;
       if (z > zMax) zMax = z;
     }
@@ -266,17 +269,17 @@ export function fitBoxes(
     let m = 0;
     for (let j = s; j < e; j++) {
       const i = order[j];
-      if (pts.z[i] >= cut) {
-        xs[m] = pts.x[i];
-        ys[m] = pts.y[i];
+      if (pz[i] >= cut) {
+        xs[m] = px[i];
+        ys[m] = py[i];
         m++;
       }
     }
     if (m < 3) {
       m = 0;
       for (let j = s; j < e; j++) {
-        xs[m] = pts.x[order[j]];
-        ys[m] = pts.y[order[j]];
+        xs[m] = px[order[j]];
+        ys[m] = py[order[j]];
         m++;
       }
     }

@@ -119,6 +119,144 @@ function atLeastInt32(a: Int32Array<ArrayBuffer>, n: number): Int32Array<ArrayBu
   return a.length >= n ? a : new Int32Array(Math.ceil(n * 1.25));
 }
 
+/** Pass 1's result: clustered points and the extent of their voxels (meaningless when none). */
+interface CandidateExtent {
+  candidates: number;
+  x0: number;
+  x1: number;
+  y0: number;
+  y1: number;
+  z0: number;
+  z1: number;
+}
+
+/**
+ * Pass 1 of clusterPoints: mark in `voxelOf` (0 = clustered, −1 = not) the points in the mask, in range
+ * and off the ego vehicle, and find the extent of their voxels. A function of its own: inside
+ * clusterPoints the loop's code, compiled on the stack, ran twice as slow after sweeps of another size.
+ */
+function markCandidates(
+  pts: XYZ,
+  mask: Uint8Array | null,
+  cfg: ClusterConfig,
+  voxelOf: Int32Array,
+): CandidateExtent {
+  const n = pts.x.length;
+  const px = pts.x;
+  const py = pts.y;
+  const pz = pts.z;
+  const r2 = cfg.rangeM * cfg.rangeM;
+  const inv = 1 / cfg.voxelM;
+  const invZ = 1 / cfg.voxelZM;
+  const maxXY = (XY_OFF - 2) * cfg.voxelM;
+  const maxZ = (Z_OFF - 2) * cfg.voxelZM;
+  const { egoMinXM, egoMaxXM, egoHalfWidthM } = cfg;
+  voxelOf.fill(-1, 0, n);
+  let candidates = 0;
+  // Integer sentinels and `Math.floor(…) | 0` (in range by the checks, never −0) keep the voxel
+  // coordinates small integers in the optimised code.
+  let x0 = 0x3fffffff;
+  let x1 = -0x3fffffff;
+  let y0 = 0x3fffffff;
+  let y1 = -0x3fffffff;
+  let z0 = 0x3fffffff;
+  let z1 = -0x3fffffff;
+  for (let i = 0; i < n; i++) {
+    if (mask && !mask[i]) continue;
+    const x = px[i];
+    const y = py[i];
+    const z = pz[i];
+    const d2 = x * x + y * y;
+    // NaN fails `d2 <= r2`; z is checked explicitly.
+    if (!(d2 <= r2) || !(z > -maxZ && z < maxZ) || Math.abs(x) > maxXY || Math.abs(y) > maxXY) continue;
+    if (x >= egoMinXM && x <= egoMaxXM && Math.abs(y) <= egoHalfWidthM) continue;
+    voxelOf[i] = 0; // clustered; its voxel id is set in pass 2
+    candidates++;
+    const ix = Math.floor(x * inv) | 0;
+    const iy = Math.floor(y * inv) | 0;
+    const iz = Math.floor(z * invZ) | 0;
+    if (ix < x0) x0 = ix;
+    if (ix > x1) x1 = ix;
+    if (iy < y0) y0 = iy;
+    if (iy > y1) y1 = iy;
+    if (iz < z0) z0 = iz;
+    if (iz > z1) z1 = iz;
+  }
+  return { candidates, x0, x1, y0, y1, z0, z1 };
+}
+
+/** Where pass 2 finds a voxel's id: the dense grid, with its origin and strides (x stride 1). */
+interface DenseIndex {
+  grid: Int32Array;
+  ox: number;
+  oy: number;
+  oz: number;
+  sy: number;
+  sz: number;
+}
+
+/**
+ * Voxel ids in order of first appearance for the points marked 0 in `voxelOf` (written in their place),
+ * their voxel coordinates in `coords` and point counts at id + 1 in `counts`, from the dense grid or else
+ * the hash table. Returns the number of voxels. A function of its own: inside clusterPoints the loop's
+ * code, compiled on the stack, deoptimised over and over once sweeps of another size had run.
+ */
+function indexVoxels(
+  pts: XYZ,
+  n: number,
+  inv: number,
+  invZ: number,
+  voxelOf: Int32Array,
+  counts: Int32Array,
+  coords: Int32Array,
+  dense: DenseIndex | null,
+  table: VoxelTable | null,
+): number {
+  const px = pts.x;
+  const py = pts.y;
+  const pz = pts.z;
+  let V = 0;
+  let lastKey = 0;
+  let lastId = -1;
+  for (let i = 0; i < n; i++) {
+    if (voxelOf[i] < 0) continue;
+    const ix = Math.floor(px[i] * inv) | 0;
+    const iy = Math.floor(py[i] * inv) | 0;
+    const iz = Math.floor(pz[i] * invZ) | 0;
+    const key = dense
+      ? (iz - dense.oz) * dense.sz + (iy - dense.oy) * dense.sy + (ix - dense.ox)
+      : packKey(ix, iy, iz);
+    // Consecutive points of a scan line often share a voxel: skip the lookup then.
+    if (lastId >= 0 && key === lastKey) {
+      counts[lastId + 1]++;
+      voxelOf[i] = lastId;
+      continue;
+    }
+    let id: number;
+    let fresh: boolean;
+    if (dense) {
+      id = dense.grid[key];
+      fresh = id < 0;
+      if (fresh) id = dense.grid[key] = V++;
+    } else {
+      const before = table!.size;
+      id = table!.insert(key);
+      fresh = id === before;
+    }
+    lastKey = key;
+    lastId = id;
+    if (fresh) {
+      coords[3 * id] = ix;
+      coords[3 * id + 1] = iy;
+      coords[3 * id + 2] = iz;
+      counts[id + 1] = 0;
+    }
+    counts[id + 1]++;
+    voxelOf[i] = id;
+  }
+  return dense ? V : table!.size;
+}
+
 /**
  * Cluster the points with `mask[i] = 1` (all finite points when mask is null). Cost is linear in the
  * number of points: one voxel lookup per point and 27 per occupied voxel. The voxels are indexed in a
@@ -134,46 +272,11 @@ export function clusterPoints(
   const cfg: ClusterConfig = { ...DEFAULT_CLUSTER_CONFIG, ...config };
   const n = pts.x.length;
   const labels = new Int32Array(n).fill(-1);
-  const r2 = cfg.rangeM * cfg.rangeM;
   const inv = 1 / cfg.voxelM;
   const invZ = 1 / cfg.voxelZM;
-  const maxXY = (XY_OFF - 2) * cfg.voxelM;
-  const maxZ = (Z_OFF - 2) * cfg.voxelZM;
-  const px = pts.x;
-  const py = pts.y;
-  const pz = pts.z;
-  const { egoMinXM, egoMaxXM, egoHalfWidthM } = cfg;
   // Pass 1: which points are clustered, and the extent of their voxels.
   const voxelOf = (work.voxelOf = atLeastInt32(work.voxelOf, n));
-  voxelOf.fill(-1, 0, n);
-  let candidates = 0;
-  let x0 = Infinity;
-  let x1 = -Infinity;
-  let y0 = Infinity;
-  let y1 = -Infinity;
-  let z0 = Infinity;
-  let z1 = -Infinity;
-  for (let i = 0; i < n; i++) {
-    if (mask && !mask[i]) continue;
-    const x = px[i];
-    const y = py[i];
-    const z = pz[i];
-    const d2 = x * x + y * y;
-    // NaN fails `d2 <= r2`; z is checked explicitly.
-    if (!(d2 <= r2) || !(z > -maxZ && z < maxZ) || Math.abs(x) > maxXY || Math.abs(y) > maxXY) continue;
-    if (x >= egoMinXM && x <= egoMaxXM && Math.abs(y) <= egoHalfWidthM) continue;
-    voxelOf[i] = 0; // clustered; its voxel id is set in pass 2
-    candidates++;
-    const ix = Math.floor(x * inv);
-    const iy = Math.floor(y * inv);
-    const iz = Math.floor(z * invZ);
-    if (ix < x0) x0 = ix;
-    if (ix > x1) x1 = ix;
-    if (iy < y0) y0 = iy;
-    if (iy > y1) y1 = iy;
-    if (iz < z0) z0 = iz;
-    if (iz > z1) z1 = iz;
-  }
+  const { candidates, x0, x1, y0, y1, z0, z1 } = markCandidates(pts, mask, cfg, voxelOf);
   // At most one voxel per candidate point, so these never need to grow.
   // Points per voxel at id + 1; counts[0] = 0 stands for "no voxel", so neighbour sums need no branch.
   const counts = (work.counts = atLeastInt32(work.counts, candidates + 1));
@@ -193,44 +296,17 @@ export function clusterPoints(
   if (useDense && dense.length < nx * ny * nz) dense = new Int32Array(nx * ny * nz).fill(-1);
   const grid = dense;
   // Pass 2: voxel ids in order of first appearance.
-  let V = 0;
-  let lastKey = 0;
-  let lastId = -1;
-  for (let i = 0; i < n; i++) {
-    if (voxelOf[i] < 0) continue;
-    const ix = Math.floor(px[i] * inv);
-    const iy = Math.floor(py[i] * inv);
-    const iz = Math.floor(pz[i] * invZ);
-    const key = useDense ? (iz - oz) * sz + (iy - oy) * sy + (ix - ox) : packKey(ix, iy, iz);
-    // Consecutive points of a scan line often share a voxel: skip the lookup then.
-    if (lastId >= 0 && key === lastKey) {
-      counts[lastId + 1]++;
-      voxelOf[i] = lastId;
-      continue;
-    }
-    let id: number;
-    let fresh: boolean;
-    if (useDense) {
-      id = grid[key];
-      fresh = id < 0;
-      if (fresh) id = grid[key] = V++;
-    } else {
-      const before = table!.size;
-      id = table!.insert(key);
-      fresh = id === before;
-    }
-    lastKey = key;
-    lastId = id;
-    if (fresh) {
-      coords[3 * id] = ix;
-      coords[3 * id + 1] = iy;
-      coords[3 * id + 2] = iz;
-      counts[id + 1] = 0;
-    }
-    counts[id + 1]++;
-    voxelOf[i] = id;
-  }
-  if (!useDense) V = table!.size;
+  const V = indexVoxels(
+    pts,
+    n,
+    inv,
+    invZ,
+    voxelOf,
+    counts,
+    coords,
+    useDense ? { grid, ox, oy, oz, sy, sz } : null,
+    table,
+  );
   const ref2 = cfg.minPointsRefRangeM * cfg.minPointsRefRangeM;
   const minPointsAt = (ix: number, iy: number): number => {
     if (ref2 === 0) return cfg.minPoints;
