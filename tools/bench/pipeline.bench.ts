@@ -14,9 +14,13 @@ import { writeBoxesFile } from '../../datasets/logFiles.ts';
 import { importLog } from '../../datasets/import.ts';
 import { LogReader, LogWriter } from '../../datasets/logstore.ts';
 import { discoverSweep, resolveDiscoverConfig } from '../../perception/discover.ts';
+import { fork } from 'node:child_process';
 import { runPipeline } from '../commands/pipeline.ts';
 import { resolvePipelineConfig } from '../pipeline/config.ts';
+import { STAGE_NODE_FLAGS } from '../pipeline/supervisor.ts';
+import { REPO_ROOT } from '../../core/paths.ts';
 import type { Benchmark } from './benchmark.ts';
+import type { InProcessChildStart } from './pipelineInProcessChild.ts';
 
 /** Settings: passes over the 22 KITTI sweeps (frames = 22 × passes) and alternating repetitions. */
 export const PIPELINE_BENCH = { passes: 3, reps: 3, hwm: 4 };
@@ -77,6 +81,30 @@ export async function inProcess(
   };
 }
 
+/**
+ * `inProcess` in a fresh process started with the stages' Node flags: the offline reference with the
+ * same JIT state as each stage process (cold), where the bench's own process is warm after its first run.
+ */
+export function inFreshProcess(
+  logDir: string,
+  outFile: string,
+): Promise<Awaited<ReturnType<typeof inProcess>> & { cpuS: number }> {
+  return new Promise((resolve, reject) => {
+    const child = fork(path.join(REPO_ROOT, 'tools', 'bench', 'pipelineInProcessChild.ts'), [], {
+      cwd: REPO_ROOT,
+      execArgv: ['--import', 'tsx', ...STAGE_NODE_FLAGS],
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
+    let result: (Awaited<ReturnType<typeof inProcess>> & { cpuS: number }) | null = null;
+    child.once('message', (m) => (result = m as typeof result));
+    child.once('error', reject);
+    child.once('exit', (code) =>
+      result ? resolve(result) : reject(new Error(`in-process reference child exited with ${code}`)),
+    );
+    child.send({ logDir, outFile } satisfies InProcessChildStart);
+  });
+}
+
 export const benchmarks: Benchmark[] = [
   {
     names: ['pipeline_3stage'],
@@ -88,6 +116,7 @@ export const benchmarks: Benchmark[] = [
           await LogReader.open(logDir).then(async (l) => [l.frameCount, await l.close()])
         )[0] as number;
         const inproc: number[] = [];
+        const fresh: number[] = [];
         const inprocTotal: number[] = [];
         const piped: number[] = [];
         const pipedTotal: number[] = [];
@@ -118,6 +147,7 @@ export const benchmarks: Benchmark[] = [
           const b = r.branches[0];
           if (!b.complete) throw new Error(`pipeline run ${rep} lost frames: ${JSON.stringify(b.missing)}`);
           piped.push((frames - 1) / (b.last_frame_s! - b.first_frame_s!));
+          fresh.push((await inFreshProcess(logDir, path.join(tmp, `fresh-${rep}.arrow`))).steadyFps);
           pipedTotal.push(r.frames_per_s);
           for (const p of r.processes) {
             rss[p.id] = Math.max(rss[p.id] ?? 0, p.peak_rss_mb ?? 0);
@@ -150,6 +180,12 @@ export const benchmarks: Benchmark[] = [
           runs_in_process_fps: inproc.map(round),
           // Each pair ran back to back, so its ratio shares the load of its moment.
           runs_ratio: piped.map((p, i) => round(p / inproc[i])),
+          // The same calls in a fresh process per run, cold like the stage processes (the bench's own
+          // process has run discovery before from its second run on).
+          in_fresh_process_fps_steady: round(median(fresh)),
+          ratio_to_fresh_process: round(median(piped) / median(fresh)),
+          runs_in_fresh_process_fps: fresh.map(round),
+          runs_ratio_to_fresh_process: piped.map((p, i) => round(p / fresh[i])),
           // Per frame, medians over the runs (ms): where each side spends its time.
           in_process_read_ms: round(median(readMs)),
           in_process_discover_ms: round(median(discoverMs)),

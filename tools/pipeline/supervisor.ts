@@ -64,7 +64,7 @@ const CLI = path.join(REPO_ROOT, 'bin', 'drivekit.js');
  * replay); a 256 MB starting old generation leaves 5–7 and raised `pipeline_3stage` from 30–33 to 34–39
  * frames/s in alternating runs, at about the same peak RSS.
  */
-const STAGE_NODE_FLAGS = ['--initial-heap-size=256'];
+export const STAGE_NODE_FLAGS = ['--initial-heap-size=256'];
 /** A stopped process gets this long after SIGTERM before SIGKILL. */
 const KILL_AFTER_MS = 8000;
 
