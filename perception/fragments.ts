@@ -87,7 +87,12 @@ export function mergeLineOfSightFragments(
     if (c < 0) continue;
     const x = px[i];
     const y = py[i];
+    const r = Math.sqrt(x * x + y * y);
+    if (r < rMin[c]) rMin[c] = r;
+    if (r > rMax[c]) rMax[c] = r;
     if (!hasRef[c]) {
+      // A point at the sensor's origin has no azimuth: it cannot be the reference.
+      if (r === 0) continue;
       hasRef[c] = 1;
       refX[c] = x;
       refY[c] = y;
@@ -104,9 +109,6 @@ export function mergeLineOfSightFragments(
       pMax[c] = p;
       iMax[c] = i;
     }
-    const r = Math.sqrt(x * x + y * y);
-    if (r < rMin[c]) rMin[c] = r;
-    if (r > rMax[c]) rMax[c] = r;
   }
   const ref = new Float64Array(K);
   const aMin = new Float64Array(K);
