@@ -102,7 +102,7 @@ let dense = new Int32Array(0);
 
 /**
  * Working arrays kept between calls and grown when a sweep needs more: a fresh half-megabyte typed
- * array per call costs page faults and garbage collection comparable to the clustering itself.
+ * array per call costs page faults and collection work on every sweep.
  */
 const work = {
   voxelOf: new Int32Array(0),
@@ -277,8 +277,8 @@ export function clusterPoints(
   // Pass 1: which points are clustered, and the extent of their voxels.
   const voxelOf = (work.voxelOf = atLeastInt32(work.voxelOf, n));
   const { candidates, x0, x1, y0, y1, z0, z1 } = markCandidates(pts, mask, cfg, voxelOf);
-  // At most one voxel per candidate point, so these never need to grow.
-  // Points per voxel at id + 1; counts[0] = 0 stands for "no voxel", so neighbour sums need no branch.
+  // Sized for one voxel per candidate point, the most there can be. Points per voxel at id + 1;
+  // counts[0] = 0 stands for "no voxel", so neighbour sums need no branch.
   const counts = (work.counts = atLeastInt32(work.counts, candidates + 1));
   counts[0] = 0;
   const coords = (work.coords = atLeastInt32(work.coords, 3 * Math.max(1, candidates)));
