@@ -134,10 +134,12 @@ export class GridWindow {
     this.stride = items;
     const seen = 2 * this.query;
     const stamp = this.stamp;
+    // The static grid's hash is called directly (inlined), the agents' grid's through its closure.
+    const g = bucket === this.staticBucket ? this.staticGrid : null;
     let i = 0;
     for (let ox = -reach; ox <= reach; ox++) {
       for (let oy = -reach; oy <= reach; oy++, i++) {
-        const b = bucket(cx + ox, cy + oy);
+        const b = g ? staticBucketOf(g, cx + ox, cy + oy) : bucket(cx + ox, cy + oy);
         this.cellBucket[i] = b;
         if (stamp[b] < seen) {
           stamp[b] = seen;
