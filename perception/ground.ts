@@ -129,9 +129,6 @@ export interface GroundResult {
 
 const TWO_PI = 2 * Math.PI;
 
-/** Cell of each point, kept between calls: a fresh per-point array costs page faults and GC every sweep. */
-let cellScratch = new Int32Array(0);
-
 /** Height of the ground model below (x, y) in the vehicle frame. */
 export function groundHeightAt(m: GroundModel, x: number, y: number): number {
   const r = Math.hypot(x, y);
@@ -166,8 +163,7 @@ export function segmentGround(pts: XYZ, config: Partial<GroundConfig> = {}): Gro
   const { segments: S, bins: B } = cfg;
   const binM = cfg.maxRangeM / B;
   const n = pts.x.length;
-  if (cellScratch.length < n) cellScratch = new Int32Array(Math.ceil(n * 1.25));
-  const cellOf = cellScratch;
+  const cellOf = new Int32Array(n);
   const rangeOf = new Float32Array(n);
   const { proto, protoR, protoX, protoY, invalid } = cellPrototypes(
     pts,
