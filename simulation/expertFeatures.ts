@@ -17,6 +17,8 @@ export const ROUTE_AHEAD_M = [3, 6, 10, 15, 20, 30, 40, 50] as const;
 export const EXPERT_SCALAR_FEATURES = 19;
 export const ROUTE_POINT_FEATURES = 5;
 export const EXPERT_FEATURES = EXPERT_SCALAR_FEATURES + ROUTE_AHEAD_M.length * ROUTE_POINT_FEATURES;
+/** Index of the pure-pursuit curvature in the block (what residual steering corrects). */
+export const PURSUIT_CURVATURE_FEATURE = 5;
 
 /** Input scales of the expert block (so that the network sees O(1) values). */
 export function expertFeatureScale(): number[] {
@@ -91,7 +93,7 @@ export class ExpertProbe {
     out[at + 2] = st.headingError;
     out[at + 3] = m.laneSpeed[li];
     out[at + 4] = st.v0;
-    out[at + 5] = st.curvature;
+    out[at + PURSUIT_CURVATURE_FEATURE] = st.curvature;
     out[at + 6] = st.free;
     out[at + 7] = st.accel;
     if (Number.isFinite(st.leaderGap)) {

@@ -9,7 +9,7 @@ import { startTsWorker } from '../../core/workers.ts';
 import type { SimEnv } from '../env.ts';
 import { type ObservationConfig, Observer, observationSize } from '../observation.ts';
 import { ActionBins, type ActionBinsConfig } from '../training/actionBins.ts';
-import { drivenAgents, writeActions } from '../training/policyStep.ts';
+import { drivenAgents, steeringBase, writeActions } from '../training/policyStep.ts';
 import { agentKey } from './agentNoise.ts';
 import type { Policy } from './policy.ts';
 import { RuleAgents } from './ruleAgents.ts';
@@ -246,6 +246,7 @@ export class LearnedPolicy implements Policy {
   private agents: Int32Array<ArrayBufferLike> = new Int32Array(0);
   private rowKeys = new Uint32Array(0);
   private keys = new Uint32Array(0);
+  private base = new Float32Array(0);
   /** Parked vehicles and pedestrians, where the model leaves them to rules. */
   readonly rules: RuleAgents | null;
 
@@ -286,12 +287,15 @@ export class LearnedPolicy implements Policy {
       step: env.stepCount,
       temperature: this.temperature,
     };
-    this.observer.observe(env, agents, inf.begin(n, pick), {
-      every: inf.chunkRows,
-      ready: (rows) => inf.ready(rows),
-    });
+    const obs = inf.begin(n, pick);
+    this.observer.observe(env, agents, obs, { every: inf.chunkRows, ready: (rows) => inf.ready(rows) });
     inf.finish();
-    writeActions(env, agents, inf.picked().action, this.bins);
+    let base: Float32Array | undefined;
+    if (this.bins.residual) {
+      if (this.base.length < n) this.base = new Float32Array(Math.ceil(n * 1.5));
+      base = steeringBase(obs, n, this.observer.cfg, this.base);
+    }
+    writeActions(env, agents, inf.picked().action, this.bins, base);
   }
 }
 

@@ -9,6 +9,12 @@ export interface ActionBinsConfig {
    * zig-zag on straight lanes (each step over- then under-steers), which costs realism.
    */
   curvaturePerM: readonly number[];
+  /**
+   * Residual steering: a curvature bin is a correction added to the pure-pursuit curvature on the
+   * agent's route (observation version 2's expert block), not the curvature itself, so holding the
+   * lane costs the policy no choice and the bins dense near zero resolve the correction. Absent: false.
+   */
+  residualSteering?: boolean;
 }
 
 const CURVATURE_HALF = [0.0015, 0.004, 0.008, 0.014, 0.022, 0.034, 0.05, 0.075, 0.11, 0.16, 0.22, 0.3];
@@ -23,6 +29,8 @@ export class ActionBins {
   readonly accel: Float64Array;
   readonly curvature: Float64Array;
   readonly count: number;
+  /** Curvature bins add to the route's pure-pursuit curvature (ActionBinsConfig.residualSteering). */
+  readonly residual: boolean;
 
   constructor(readonly cfg: ActionBinsConfig = DEFAULT_ACTION_BINS) {
     this.accel = Float64Array.from(cfg.accelMps2);
@@ -31,14 +39,23 @@ export class ActionBins {
       for (let i = 1; i < arr.length; i++)
         if (!(arr[i] > arr[i - 1])) throw new Error('action bins must be strictly ascending');
     this.count = this.accel.length * this.curvature.length;
+    this.residual = cfg.residualSteering === true;
   }
 
   accelOf(i: number): number {
     return this.accel[Math.floor(i / this.curvature.length)];
   }
 
-  curvatureOf(i: number): number {
-    return this.curvature[i % this.curvature.length];
+  /** The curvature of action i, 1/m; `baseCurvature` is the route's pure pursuit (residual steering only). */
+  curvatureOf(i: number, baseCurvature = 0): number {
+    const k = this.curvature[i % this.curvature.length];
+    return this.residual ? k + baseCurvature : k;
+  }
+
+  /** The action nearest an expert's (acceleration, curvature), with the route's pure pursuit as for curvatureOf. */
+  label(accelMps2: number, curvaturePerM: number, baseCurvature = 0): number {
+    const k = this.residual ? curvaturePerM - baseCurvature : curvaturePerM;
+    return this.index(ActionBins.nearest(this.accel, accelMps2), ActionBins.nearest(this.curvature, k));
   }
 
   index(accelIndex: number, curvatureIndex: number): number {

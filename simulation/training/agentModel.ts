@@ -3,7 +3,12 @@
 import fs from 'node:fs';
 import * as nn from '../../core/nn/index.ts';
 import { decodeModel } from '../../core/nn/onnxProto.ts';
-import { DEFAULT_OBSERVATION, type ObservationConfig, observationSize } from '../observation.ts';
+import {
+  DEFAULT_OBSERVATION,
+  type ObservationConfig,
+  observationSize,
+  observationVersion,
+} from '../observation.ts';
 import { ActionBins, type ActionBinsConfig, DEFAULT_ACTION_BINS } from './actionBins.ts';
 import {
   createPolicyNet,
@@ -79,7 +84,11 @@ export class AgentModel {
   static async create(over: Partial<AgentModelConfig> = {}): Promise<AgentModel> {
     const cfg = { ...DEFAULT_AGENT_MODEL, ...over };
     const bins = new ActionBins(cfg.bins);
-    const net = createPolicyNet(bins.count, cfg.observation, cfg.net);
+    if (bins.residual && observationVersion(cfg.observation) !== 2)
+      throw new Error(
+        'residual steering needs observation version 2 (the route and its pure-pursuit curvature)',
+      );
+    const net = createPolicyNet([bins.accel.length, bins.curvature.length], cfg.observation, cfg.net);
     const lg = lossGraph(net, cfg.ppoLoss);
     const optimizer = nn.adamW({ weightDecay: 1e-5 });
     const trainer = await nn.Trainer.create(lg.graph, {

@@ -91,6 +91,7 @@ export function catkLabel(
   q: number,
   bins: ActionBins,
   cfg: CatkConfig = DEFAULT_CATK,
+  baseCurvature = 0,
 ): number {
   const si = env.scenarioOf[g];
   const s = env.scenarios[si];
@@ -121,7 +122,7 @@ export function catkLabel(
     syaw[0] = env.yaw[g];
     sv[0] = env.speed[g];
     for (let h = 0; h < steps; h++)
-      bicycleStep(0, sx, sy, syaw, sv, bins.accelOf(b), bins.curvatureOf(b), env.dtS, lim);
+      bicycleStep(0, sx, sy, syaw, sv, bins.accelOf(b), bins.curvatureOf(b, baseCurvature), env.dtS, lim);
     const d = cornerDistanceM(
       sx[0],
       sy[0],
@@ -163,9 +164,9 @@ export function isRealLog(source: string): boolean {
   return source !== 'synthetic' && !source.startsWith('longtail');
 }
 
-/** Write bin b into agent g's bicycle action slots. */
-export function applyBin(env: SimEnv, g: number, bins: ActionBins, b: number): void {
+/** Write bin b into agent g's bicycle action slots (`baseCurvature`: the route's pure pursuit, residual steering). */
+export function applyBin(env: SimEnv, g: number, bins: ActionBins, b: number, baseCurvature = 0): void {
   const o = g * ACTION_STRIDE;
   env.actions[o] = bins.accelOf(b);
-  env.actions[o + 1] = bins.curvatureOf(b);
+  env.actions[o + 1] = bins.curvatureOf(b, baseCurvature);
 }

@@ -5,11 +5,10 @@ import { RuleAgents } from '../agents/ruleAgents.ts';
 import { SimEnv, TYPE_CODE } from '../env.ts';
 import { Observer } from '../observation.ts';
 import type { Scenario } from '../scenario.ts';
-import { ActionBins } from './actionBins.ts';
 import type { AgentModel } from './agentModel.ts';
 import { gae, type GaeConfig, DEFAULT_GAE, normaliseAdvantages } from './gae.ts';
 import { LogExpert, type LogExpertConfig } from './logExpert.ts';
-import { drivenAgents, selectActions, writeActions } from './policyStep.ts';
+import { drivenAgents, selectActions, steeringBase, writeActions } from './policyStep.ts';
 import { DEFAULT_REWARD, type RewardConfig, RewardTracker } from './reward.ts';
 
 export interface ClosedLoopConfig {
@@ -120,6 +119,7 @@ export async function collectExperience(
     const { logits, value } = await model.evaluate(obs, m);
     const temperature = model.cfg.ppoLoss.temperature ?? 1;
     selectActions(logits, m, A, 'sample', () => rng.uniform(), action, logp, temperature, true);
+    const base = steeringBase(obs, m, model.cfg.observation);
     if (expert && t % cfg.labelStride === 0 && m > 0) {
       // The expert's bin for each driven vehicle and cyclist in the state the policy reached.
       expert.prepare(env);
@@ -131,12 +131,7 @@ export async function collectExperience(
         if (type !== TYPE_CODE.vehicle && type !== TYPE_CODE.cyclist) continue;
         const e = expert.decide(env, g);
         keep.push(q);
-        lab.push(
-          bins.index(
-            ActionBins.nearest(bins.accel, e.accel),
-            ActionBins.nearest(bins.curvature, e.curvature),
-          ),
-        );
+        lab.push(bins.label(e.accel, e.curvature, base[q]));
       }
       const o = new Float32Array(keep.length * D);
       keep.forEach((q, r) => o.set(obs.subarray(q * D, (q + 1) * D), r * D));
@@ -144,7 +139,7 @@ export async function collectExperience(
       labelAction.push(Int32Array.from(lab));
       labelledCount += keep.length;
     }
-    writeActions(env, agents, action, model.bins);
+    writeActions(env, agents, action, model.bins, base);
     tracker.before(env);
     env.step();
     r.fill(0, 0, m);

@@ -4,8 +4,9 @@ import { RuleAgents } from '../agents/ruleAgents.ts';
 import { SimEnv } from '../env.ts';
 import { type ObservationConfig, Observer } from '../observation.ts';
 import type { Scenario } from '../scenario.ts';
-import type { ActionBins } from './actionBins.ts';
+import { ActionBins } from './actionBins.ts';
 import { type Demonstrations, inverseDemonstrations } from './demonstrations.ts';
+import { steeringBase } from './policyStep.ts';
 
 export interface DemoSet {
   obs: Float32Array;
@@ -79,7 +80,9 @@ export function buildDemoSet(
         }
         if (list.length) {
           const { obs } = observer.observe(env, Int32Array.from(list));
-          chunks.push({ obs, action: Int32Array.from(labels) });
+          const action = Int32Array.from(labels);
+          if (bins.residual) relabelResidual(action, bins, steeringBase(obs, action.length, obsCfg));
+          chunks.push({ obs, action });
         }
       }
       if (env.done) break;
@@ -97,4 +100,18 @@ export function buildDemoSet(
     k += c.action.length;
   }
   return { obs, action, count, obsSize: size, expertSteps, infeasibleSteps };
+}
+
+/**
+ * Residual steering: inverse dynamics recovers the absolute curvature bin that tracks the log; the label
+ * is the correction bin nearest that curvature minus the route's pure pursuit in the logged state.
+ * `bins` read as absolute here (their curvature values, not added to anything), then relabelled.
+ */
+function relabelResidual(action: Int32Array, bins: ActionBins, base: Float32Array): void {
+  const nk = bins.curvature.length;
+  for (let q = 0; q < action.length; q++) {
+    const a = action[q];
+    const accel = bins.accel[Math.floor(a / nk)];
+    action[q] = bins.label(accel, bins.curvature[a % nk], base[q]);
+  }
 }

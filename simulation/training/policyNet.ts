@@ -26,6 +26,13 @@ export interface PolicyNetConfig {
    * policy gradient. Empty: the value is a linear head on the policy's trunk (shared).
    */
   valueHidden: readonly number[];
+  /**
+   * Factorised heads: one linear head over the acceleration bins and one over the curvature bins, and
+   * the logit of a pair is their sum, so softmax over the pairs is the product of the two softmaxes
+   * (independent acceleration and steering). The output stays one logit per pair, so sampling, the
+   * losses and the exported model read it as the joint head's. False: one head over every pair.
+   */
+  factorisedHeads: boolean;
 }
 
 export const DEFAULT_POLICY_NET: PolicyNetConfig = {
@@ -33,6 +40,7 @@ export const DEFAULT_POLICY_NET: PolicyNetConfig = {
   hidden: [192, 128],
   seed: 1,
   valueHidden: [],
+  factorisedHeads: false,
 };
 
 // Fixed feature scales (metres over 20, speeds over 10, sizes over 5 / 2, flags 1), so inputs are O(1).
@@ -60,12 +68,20 @@ export interface PolicyNet {
   apply(x: nn.Tensor): { logits: nn.Tensor; value: nn.Tensor };
 }
 
+/**
+ * `actions`: the number of action bins, or [acceleration bins, curvature bins] (needed for factorised
+ * heads; pair i = accelIndex × curvatureBins + curvatureIndex, as ActionBins).
+ */
 export function createPolicyNet(
-  actions: number,
+  actions: number | readonly [number, number],
   obs: ObservationConfig = DEFAULT_OBSERVATION,
   over: Partial<PolicyNetConfig> = {},
 ): PolicyNet {
   const cfg = { ...DEFAULT_POLICY_NET, ...over };
+  const [accelBins, curvatureBins] = typeof actions === 'number' ? [0, 0] : actions;
+  const count = typeof actions === 'number' ? actions : accelBins * curvatureBins;
+  if (cfg.factorisedHeads && accelBins === 0)
+    throw new Error('policy net: factorised heads need the [acceleration, curvature] bin counts');
   const ps = new nn.ParamStore({ seed: cfg.seed });
   const W = cfg.entityWidth;
   const own = nn.mlp(ps, 'own', [OWN_FEATURES, W, W], { activateLast: true });
@@ -77,7 +93,17 @@ export function createPolicyNet(
   const expert = v2 ? nn.mlp(ps, 'expert', [EXPERT_FEATURES, 2 * W, 2 * W], { activateLast: true }) : null;
   const trunk = nn.mlp(ps, 'trunk', [(v2 ? 6 : 4) * W, ...cfg.hidden], { activateLast: true });
   const last = cfg.hidden[cfg.hidden.length - 1];
-  const policyHead = nn.linear(ps, 'policy', last, actions);
+  const policyHead = cfg.factorisedHeads ? null : nn.linear(ps, 'policy', last, count);
+  const accelHead = cfg.factorisedHeads ? nn.linear(ps, 'policyAccel', last, accelBins) : null;
+  const curvatureHead = cfg.factorisedHeads ? nn.linear(ps, 'policyCurvature', last, curvatureBins) : null;
+  // Pair logits a_i + k_j as [batch, A, 1] + [batch, 1, K], flattened row-major (i × K + j).
+  const logitsOf = (z: nn.Tensor): nn.Tensor =>
+    policyHead
+      ? policyHead(z)
+      : nn.reshape(nn.add(nn.unsqueeze(accelHead!(z), 2), nn.unsqueeze(curvatureHead!(z), 1)), [
+          z.shape[0],
+          count,
+        ]);
   const joined = (v2 ? 6 : 4) * W;
   const separate = cfg.valueHidden.length > 0;
   const valueTrunk = separate
@@ -98,7 +124,7 @@ export function createPolicyNet(
   return {
     params: ps,
     obs,
-    actions,
+    actions: count,
     cfg,
     apply(raw) {
       const g = raw.graph;
@@ -115,7 +141,7 @@ export function createPolicyNet(
       );
       const z = trunk(h);
       const v = valueTrunk ? valueHead(valueTrunk(h.stopGradient())) : valueHead(z);
-      return { logits: policyHead(z), value: nn.squeeze(v, 1) };
+      return { logits: logitsOf(z), value: nn.squeeze(v, 1) };
     },
   };
 }

@@ -1,6 +1,8 @@
 // One step of the learned policy on a batched environment: which agents it drives, their actions
 // picked from the logits (sampled for stochastic rollouts, argmax as an option), written as bicycle actions.
 import { ACTION_STRIDE, type SimEnv } from '../env.ts';
+import { PURSUIT_CURVATURE_FEATURE } from '../expertFeatures.ts';
+import { type ObservationConfig, observationOffsets, observationVersion } from '../observation.ts';
 import type { ActionBins } from './actionBins.ts';
 
 /** The agents the policy acts for now: controlled, valid, their scenario running, not left to rules (`ruled`). */
@@ -75,11 +77,36 @@ export function selectActions(
   }
 }
 
-/** Write the bicycle (acceleration, curvature) of each driven agent's action into env.actions. */
-export function writeActions(env: SimEnv, agents: Int32Array, action: Int32Array, bins: ActionBins): void {
+/**
+ * Per observation row, the curvature residual steering adds its bins to: the pure-pursuit curvature on
+ * the agent's route from the expert block (0 off every lane and in layouts without the block).
+ */
+export function steeringBase(
+  obs: ArrayLike<number>,
+  rows: number,
+  obsCfg: ObservationConfig,
+  out: Float32Array = new Float32Array(rows),
+): Float32Array {
+  if (observationVersion(obsCfg) !== 2) return out.fill(0, 0, rows);
+  const { expert, size } = observationOffsets(obsCfg);
+  for (let q = 0; q < rows; q++) out[q] = obs[q * size + expert + PURSUIT_CURVATURE_FEATURE];
+  return out;
+}
+
+/**
+ * Write the bicycle (acceleration, curvature) of each driven agent's action into env.actions; `base`
+ * holds each row's steeringBase where the bins steer residually.
+ */
+export function writeActions(
+  env: SimEnv,
+  agents: Int32Array,
+  action: ArrayLike<number>,
+  bins: ActionBins,
+  base?: ArrayLike<number>,
+): void {
   for (let q = 0; q < agents.length; q++) {
     const o = agents[q] * ACTION_STRIDE;
     env.actions[o] = bins.accelOf(action[q]);
-    env.actions[o + 1] = bins.curvatureOf(action[q]);
+    env.actions[o + 1] = bins.curvatureOf(action[q], base ? base[q] : 0);
   }
 }

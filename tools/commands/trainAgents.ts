@@ -1,6 +1,9 @@
 // `drivekit train-agents --mode <bc|ppo|rtr> --scenarios <…> [--longtail <kinds>] [--eval-scenarios <…>]
 // --out <dir>`: train the shared learned traffic-agent policy (RTR, Zhang et al. CoRL 2023) and export it.
+import fs from 'node:fs';
 import type { Command } from 'commander';
+import { modelMetaPath } from '../../simulation/agents/learned.ts';
+import { DEFAULT_ACTION_BINS } from '../../simulation/training/actionBins.ts';
 import { printJson } from '../cliOptions.ts';
 import { InputError } from '../../core/errors.ts';
 import { createProgress } from '../../core/progress.ts';
@@ -44,6 +47,8 @@ export interface TrainAgentsCliOptions {
   progressReward?: number;
   rlTemperature?: number;
   observation?: string;
+  steering?: string;
+  heads?: string;
   seed: number;
   json?: boolean;
 }
@@ -93,6 +98,7 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
     throw new InputError('--progress-reward', 'is the RL reward: use --mode ppo or rtr');
   if (opts.rlTemperature !== undefined && mode !== 'ppo' && mode !== 'rtr')
     throw new InputError('--rl-temperature', "is the RL rollouts' temperature: use --mode ppo or rtr");
+  const { steering, heads } = actionHeads(opts, obsVersion);
   const reward = opts.progressReward !== undefined ? { reward: { progressPerM: opts.progressReward } } : {};
   const recipeBase = full ? FULL_RL : DEFAULT_RL;
   const dual = {
@@ -145,7 +151,11 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
       ruleAgents: opts.ruleAgents === true,
       model: {
         observation: { ...DEFAULT_OBSERVATION, version: obsVersion === '1' ? 1 : 2 },
-        ...(full ? { net: { valueHidden: FULL_RL_VALUE_HIDDEN } } : {}),
+        bins: { ...DEFAULT_ACTION_BINS, residualSteering: steering === 'residual' },
+        net: {
+          factorisedHeads: heads === 'factorised',
+          ...(full ? { valueHidden: FULL_RL_VALUE_HIDDEN } : {}),
+        },
         ...(opts.rlTemperature !== undefined
           ? { ppoLoss: { ...DEFAULT_PPO_LOSS, temperature: opts.rlTemperature } }
           : {}),
@@ -189,6 +199,51 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
     );
   }
   return summary;
+}
+
+/**
+ * Steering (absolute | residual) and heads (joint | factorised): as given, else those of the --init
+ * model (an exported agent.onnx's metadata), else absolute and joint. A fine-tuning run that named
+ * others than its init model's would read the init's outputs as something they are not: refused.
+ */
+function actionHeads(opts: TrainAgentsCliOptions, obsVersion: string): { steering: string; heads: string } {
+  let initSteering: string | undefined;
+  let initHeads: string | undefined;
+  if (opts.init?.endsWith('.onnx')) {
+    const meta = modelMetaPath(opts.init);
+    if (fs.existsSync(meta)) {
+      type Meta = {
+        settings?: { bins?: { residualSteering?: boolean }; net?: { factorisedHeads?: boolean } };
+      };
+      let s: Meta['settings'];
+      try {
+        s = (JSON.parse(fs.readFileSync(meta, 'utf8')) as Meta).settings;
+      } catch (e) {
+        throw new InputError(meta, `not valid JSON (${(e as Error).message})`);
+      }
+      initSteering = s?.bins?.residualSteering === true ? 'residual' : 'absolute';
+      initHeads = s?.net?.factorisedHeads === true ? 'factorised' : 'joint';
+    }
+  }
+  const steering = opts.steering ?? initSteering ?? 'absolute';
+  const heads = opts.heads ?? initHeads ?? 'joint';
+  if (steering !== 'absolute' && steering !== 'residual')
+    throw new InputError('--steering', `must be absolute or residual, got '${steering}'`);
+  if (heads !== 'joint' && heads !== 'factorised')
+    throw new InputError('--heads', `must be joint or factorised, got '${heads}'`);
+  if (steering === 'residual' && obsVersion !== '2')
+    throw new InputError(
+      '--steering',
+      'residual steering needs --observation 2 (the route and its pure pursuit)',
+    );
+  if (initSteering && steering !== initSteering)
+    throw new InputError(
+      '--steering',
+      `${steering}, but the --init model ${opts.init} steers ${initSteering}`,
+    );
+  if (initHeads && heads !== initHeads)
+    throw new InputError('--heads', `${heads}, but the --init model ${opts.init} has ${initHeads} heads`);
+  return { steering, heads };
 }
 
 export function register(program: Command): void {
@@ -259,6 +314,14 @@ export function register(program: Command): void {
     .option(
       '--observation <version>',
       'observation layout: 2 (default; with the expert block: route ahead, lane offset, leader, stop line, history) or 1',
+    )
+    .option(
+      '--steering <kind>',
+      "absolute (a curvature bin is the curvature) or residual (a correction to pure pursuit on the agent's route; needs --observation 2) (default: the --init model's, else absolute)",
+    )
+    .option(
+      '--heads <kind>',
+      "joint (one logit per acceleration × curvature pair) or factorised (an acceleration head and a curvature head, summed) (default: the --init model's, else joint)",
     )
     .option(
       '--steps-per-round <n>',

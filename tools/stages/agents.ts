@@ -7,7 +7,7 @@ import { agentKey, uniformAt } from '../../simulation/agents/agentNoise.ts';
 import { readLearnedModel, SHIPPED_AGENT_MODEL } from '../../simulation/agents/learned.ts';
 import { observationSize } from '../../simulation/observation.ts';
 import { ActionBins } from '../../simulation/training/actionBins.ts';
-import { selectActions } from '../../simulation/training/policyStep.ts';
+import { selectActions, steeringBase } from '../../simulation/training/policyStep.ts';
 import { intOption, numberOption } from './streamOptions.ts';
 import { transformStage } from './transformStage.ts';
 
@@ -69,6 +69,7 @@ export const register = transformStage<AgentsStageOptions>({
       }
       const action = new Int32Array(n);
       const logp = new Float32Array(n);
+      const base = steeringBase(o.obs, n, spec.observation);
       if (n > 0) {
         const res = await session.run({ obs: new ort.Tensor('float32', o.obs.slice(), [n, size]) });
         const step = Number(meta.step ?? 0);
@@ -90,7 +91,7 @@ export const register = transformStage<AgentsStageOptions>({
           agentId: o.agentId,
           action,
           accel: Float32Array.from(action, (a) => bins.accelOf(a)),
-          curvature: Float32Array.from(action, (a) => bins.curvatureOf(a)),
+          curvature: Float32Array.from(action, (a, q) => bins.curvatureOf(a, base[q])),
         },
         meta,
       );
