@@ -19,6 +19,8 @@ export const ROUTE_POINT_FEATURES = 5;
 export const EXPERT_FEATURES = EXPERT_SCALAR_FEATURES + ROUTE_AHEAD_M.length * ROUTE_POINT_FEATURES;
 /** Index of the pure-pursuit curvature in the block (what residual steering corrects). */
 export const PURSUIT_CURVATURE_FEATURE = 5;
+/** Index of IDM's acceleration in the block (what residual acceleration corrects). */
+export const IDM_ACCEL_FEATURE = 7;
 
 /** Input scales of the expert block (so that the network sees O(1) values). */
 export function expertFeatureScale(): number[] {
@@ -95,7 +97,7 @@ export class ExpertProbe {
     out[at + 4] = st.v0;
     out[at + PURSUIT_CURVATURE_FEATURE] = st.curvature;
     out[at + 6] = st.free;
-    out[at + 7] = st.accel;
+    out[at + IDM_ACCEL_FEATURE] = st.accel;
     if (Number.isFinite(st.leaderGap)) {
       out[at + 8] = 1;
       out[at + 9] = Math.min(60, Math.max(-5, st.leaderGap));

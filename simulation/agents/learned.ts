@@ -9,7 +9,7 @@ import { startTsWorker } from '../../core/workers.ts';
 import type { SimEnv } from '../env.ts';
 import { type ObservationConfig, Observer, observationSize } from '../observation.ts';
 import { ActionBins, type ActionBinsConfig } from '../training/actionBins.ts';
-import { drivenAgents, steeringBase, writeActions } from '../training/policyStep.ts';
+import { actionBase, drivenAgents, writeActions } from '../training/policyStep.ts';
 import { agentKey } from './agentNoise.ts';
 import type { Policy } from './policy.ts';
 import { RuleAgents } from './ruleAgents.ts';
@@ -292,8 +292,8 @@ export class LearnedPolicy implements Policy {
     inf.finish();
     let base: Float32Array | undefined;
     if (this.bins.residual) {
-      if (this.base.length < n) this.base = new Float32Array(Math.ceil(n * 1.5));
-      base = steeringBase(obs, n, this.observer.cfg, this.base);
+      if (this.base.length < 2 * n) this.base = new Float32Array(Math.ceil(n * 3));
+      base = actionBase(obs, n, this.observer.cfg, this.base);
     }
     writeActions(env, agents, inf.picked().action, this.bins, base);
   }

@@ -15,6 +15,12 @@ export interface ActionBinsConfig {
    * lane costs the policy no choice and the bins dense near zero resolve the correction. Absent: false.
    */
   residualSteering?: boolean;
+  /**
+   * Residual acceleration: an acceleration bin is added to IDM's acceleration (leader, yielding, red
+   * lights) in the expert block, so the policy learns where to depart from the car-following model
+   * rather than the car-following itself. Absent: false.
+   */
+  residualAccel?: boolean;
 }
 
 const CURVATURE_HALF = [0.0015, 0.004, 0.008, 0.014, 0.022, 0.034, 0.05, 0.075, 0.11, 0.16, 0.22, 0.3];
@@ -30,7 +36,9 @@ export class ActionBins {
   readonly curvature: Float64Array;
   readonly count: number;
   /** Curvature bins add to the route's pure-pursuit curvature (ActionBinsConfig.residualSteering). */
-  readonly residual: boolean;
+  readonly residualSteering: boolean;
+  /** Acceleration bins add to IDM's acceleration (ActionBinsConfig.residualAccel). */
+  readonly residualAccel: boolean;
 
   constructor(readonly cfg: ActionBinsConfig = DEFAULT_ACTION_BINS) {
     this.accel = Float64Array.from(cfg.accelMps2);
@@ -39,23 +47,32 @@ export class ActionBins {
       for (let i = 1; i < arr.length; i++)
         if (!(arr[i] > arr[i - 1])) throw new Error('action bins must be strictly ascending');
     this.count = this.accel.length * this.curvature.length;
-    this.residual = cfg.residualSteering === true;
+    this.residualSteering = cfg.residualSteering === true;
+    this.residualAccel = cfg.residualAccel === true;
   }
 
-  accelOf(i: number): number {
-    return this.accel[Math.floor(i / this.curvature.length)];
+  /** Whether any bin is a correction to the expert block's values (needs observation version 2). */
+  get residual(): boolean {
+    return this.residualSteering || this.residualAccel;
+  }
+
+  /** The acceleration of action i, m/s²; `baseAccel` is IDM's (residual acceleration only). */
+  accelOf(i: number, baseAccel = 0): number {
+    const a = this.accel[Math.floor(i / this.curvature.length)];
+    return this.residualAccel ? a + baseAccel : a;
   }
 
   /** The curvature of action i, 1/m; `baseCurvature` is the route's pure pursuit (residual steering only). */
   curvatureOf(i: number, baseCurvature = 0): number {
     const k = this.curvature[i % this.curvature.length];
-    return this.residual ? k + baseCurvature : k;
+    return this.residualSteering ? k + baseCurvature : k;
   }
 
-  /** The action nearest an expert's (acceleration, curvature), with the route's pure pursuit as for curvatureOf. */
-  label(accelMps2: number, curvaturePerM: number, baseCurvature = 0): number {
-    const k = this.residual ? curvaturePerM - baseCurvature : curvaturePerM;
-    return this.index(ActionBins.nearest(this.accel, accelMps2), ActionBins.nearest(this.curvature, k));
+  /** The action nearest an expert's (acceleration, curvature), with the bases as for accelOf / curvatureOf. */
+  label(accelMps2: number, curvaturePerM: number, baseCurvature = 0, baseAccel = 0): number {
+    const k = this.residualSteering ? curvaturePerM - baseCurvature : curvaturePerM;
+    const a = this.residualAccel ? accelMps2 - baseAccel : accelMps2;
+    return this.index(ActionBins.nearest(this.accel, a), ActionBins.nearest(this.curvature, k));
   }
 
   index(accelIndex: number, curvatureIndex: number): number {

@@ -85,9 +85,7 @@ export class AgentModel {
     const cfg = { ...DEFAULT_AGENT_MODEL, ...over };
     const bins = new ActionBins(cfg.bins);
     if (bins.residual && observationVersion(cfg.observation) !== 2)
-      throw new Error(
-        'residual steering needs observation version 2 (the route and its pure-pursuit curvature)',
-      );
+      throw new Error('residual bins need observation version 2 (pure pursuit and IDM acceleration)');
     const net = createPolicyNet([bins.accel.length, bins.curvature.length], cfg.observation, cfg.net);
     const lg = lossGraph(net, cfg.ppoLoss);
     const optimizer = nn.adamW({ weightDecay: 1e-5 });

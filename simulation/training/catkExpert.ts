@@ -92,6 +92,7 @@ export function catkLabel(
   bins: ActionBins,
   cfg: CatkConfig = DEFAULT_CATK,
   baseCurvature = 0,
+  baseAccel = 0,
 ): number {
   const si = env.scenarioOf[g];
   const s = env.scenarios[si];
@@ -122,7 +123,17 @@ export function catkLabel(
     syaw[0] = env.yaw[g];
     sv[0] = env.speed[g];
     for (let h = 0; h < steps; h++)
-      bicycleStep(0, sx, sy, syaw, sv, bins.accelOf(b), bins.curvatureOf(b, baseCurvature), env.dtS, lim);
+      bicycleStep(
+        0,
+        sx,
+        sy,
+        syaw,
+        sv,
+        bins.accelOf(b, baseAccel),
+        bins.curvatureOf(b, baseCurvature),
+        env.dtS,
+        lim,
+      );
     const d = cornerDistanceM(
       sx[0],
       sy[0],
@@ -164,9 +175,16 @@ export function isRealLog(source: string): boolean {
   return source !== 'synthetic' && !source.startsWith('longtail');
 }
 
-/** Write bin b into agent g's bicycle action slots (`baseCurvature`: the route's pure pursuit, residual steering). */
-export function applyBin(env: SimEnv, g: number, bins: ActionBins, b: number, baseCurvature = 0): void {
+/** Write bin b into agent g's bicycle action slots (bases: pure pursuit and IDM's acceleration, residual bins). */
+export function applyBin(
+  env: SimEnv,
+  g: number,
+  bins: ActionBins,
+  b: number,
+  baseCurvature = 0,
+  baseAccel = 0,
+): void {
   const o = g * ACTION_STRIDE;
-  env.actions[o] = bins.accelOf(b);
+  env.actions[o] = bins.accelOf(b, baseAccel);
   env.actions[o + 1] = bins.curvatureOf(b, baseCurvature);
 }

@@ -8,7 +8,7 @@ import type { Scenario } from '../scenario.ts';
 import type { AgentModel } from './agentModel.ts';
 import { gae, type GaeConfig, DEFAULT_GAE, normaliseAdvantages } from './gae.ts';
 import { LogExpert, type LogExpertConfig } from './logExpert.ts';
-import { drivenAgents, selectActions, steeringBase, writeActions } from './policyStep.ts';
+import { actionBase, drivenAgents, selectActions, writeActions } from './policyStep.ts';
 import { DEFAULT_REWARD, type RewardConfig, RewardTracker } from './reward.ts';
 
 export interface ClosedLoopConfig {
@@ -119,7 +119,7 @@ export async function collectExperience(
     const { logits, value } = await model.evaluate(obs, m);
     const temperature = model.cfg.ppoLoss.temperature ?? 1;
     selectActions(logits, m, A, 'sample', () => rng.uniform(), action, logp, temperature, true);
-    const base = steeringBase(obs, m, model.cfg.observation);
+    const base = actionBase(obs, m, model.cfg.observation);
     if (expert && t % cfg.labelStride === 0 && m > 0) {
       // The expert's bin for each driven vehicle and cyclist in the state the policy reached.
       expert.prepare(env);
@@ -131,7 +131,7 @@ export async function collectExperience(
         if (type !== TYPE_CODE.vehicle && type !== TYPE_CODE.cyclist) continue;
         const e = expert.decide(env, g);
         keep.push(q);
-        lab.push(bins.label(e.accel, e.curvature, base[q]));
+        lab.push(bins.label(e.accel, e.curvature, base[2 * q], base[2 * q + 1]));
       }
       const o = new Float32Array(keep.length * D);
       keep.forEach((q, r) => o.set(obs.subarray(q * D, (q + 1) * D), r * D));

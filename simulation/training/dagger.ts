@@ -9,7 +9,7 @@ import type { AgentModel } from './agentModel.ts';
 import type { DemoSet } from './demoData.ts';
 import { catkLabel, type CatkConfig, DEFAULT_CATK, isRealLog } from './catkExpert.ts';
 import { LogExpert, type LogExpertConfig } from './logExpert.ts';
-import { drivenAgents, selectActions, steeringBase } from './policyStep.ts';
+import { actionBase, drivenAgents, selectActions } from './policyStep.ts';
 
 export interface DaggerConfig {
   /** Optimizer steps on the aggregated set after each round's rollouts. */
@@ -118,7 +118,7 @@ export async function daggerRollout(
     const mine = new Int32Array(m);
     const logp = new Float32Array(m);
     selectActions(logits, m, A, 'sample', () => rng.uniform(), mine, logp);
-    const base = steeringBase(obs, m, model.cfg.observation);
+    const base = actionBase(obs, m, model.cfg.observation);
     expert.prepare(env);
     const label = new Int32Array(m);
     const keep = env.stepCount % sampleStride === 0;
@@ -132,15 +132,15 @@ export async function daggerRollout(
       if (catkScenario[env.scenarioOf[g]]) {
         // CAT-K: the label is one of the policy's own top-K bins, the one nearest the log; executed
         // at rate β like any expert action. No logged state ahead: no label, the learner's action.
-        label[q] = catkLabel(env, g, logits, q, bins, catk, base[q]);
+        label[q] = catkLabel(env, g, logits, q, bins, catk, base[2 * q], base[2 * q + 1]);
         const b = label[q] >= 0 ? label[q] : mine[q];
-        e = { accel: bins.accelOf(b), curvature: bins.curvatureOf(b, base[q]) };
+        e = { accel: bins.accelOf(b, base[2 * q + 1]), curvature: bins.curvatureOf(b, base[2 * q]) };
       } else {
         e =
           t === TYPE_CODE.vehicle || t === TYPE_CODE.cyclist
             ? expert.decide(env, g)
             : { accel: 0, curvature: 0 };
-        label[q] = bins.label(e.accel, e.curvature, base[q]);
+        label[q] = bins.label(e.accel, e.curvature, base[2 * q], base[2 * q + 1]);
       }
       if (label[q] >= 0) {
         if (label[q] === mine[q]) agree++;
@@ -150,8 +150,8 @@ export async function daggerRollout(
         env.actions[o] = e.accel;
         env.actions[o + 1] = e.curvature;
       } else {
-        env.actions[o] = bins.accelOf(mine[q]);
-        env.actions[o + 1] = bins.curvatureOf(mine[q], base[q]);
+        env.actions[o] = bins.accelOf(mine[q], base[2 * q + 1]);
+        env.actions[o + 1] = bins.curvatureOf(mine[q], base[2 * q]);
       }
       drove[g] = 1;
     }

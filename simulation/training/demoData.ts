@@ -6,7 +6,7 @@ import { type ObservationConfig, Observer } from '../observation.ts';
 import type { Scenario } from '../scenario.ts';
 import { ActionBins } from './actionBins.ts';
 import { type Demonstrations, inverseDemonstrations } from './demonstrations.ts';
-import { steeringBase } from './policyStep.ts';
+import { actionBase } from './policyStep.ts';
 
 export interface DemoSet {
   obs: Float32Array;
@@ -81,7 +81,7 @@ export function buildDemoSet(
         if (list.length) {
           const { obs } = observer.observe(env, Int32Array.from(list));
           const action = Int32Array.from(labels);
-          if (bins.residual) relabelResidual(action, bins, steeringBase(obs, action.length, obsCfg));
+          if (bins.residual) relabelResidual(action, bins, actionBase(obs, action.length, obsCfg));
           chunks.push({ obs, action });
         }
       }
@@ -103,15 +103,15 @@ export function buildDemoSet(
 }
 
 /**
- * Residual steering: inverse dynamics recovers the absolute curvature bin that tracks the log; the label
- * is the correction bin nearest that curvature minus the route's pure pursuit in the logged state.
- * `bins` read as absolute here (their curvature values, not added to anything), then relabelled.
+ * Residual bins: inverse dynamics recovers the absolute bins that track the log; the label is the
+ * correction bin nearest that value minus the base (pure pursuit, IDM's acceleration) in the logged
+ * state. `bins` read as absolute here (their values, not added to anything), then relabelled.
  */
 function relabelResidual(action: Int32Array, bins: ActionBins, base: Float32Array): void {
   const nk = bins.curvature.length;
   for (let q = 0; q < action.length; q++) {
     const a = action[q];
     const accel = bins.accel[Math.floor(a / nk)];
-    action[q] = bins.label(accel, bins.curvature[a % nk], base[q]);
+    action[q] = bins.label(accel, bins.curvature[a % nk], base[2 * q], base[2 * q + 1]);
   }
 }

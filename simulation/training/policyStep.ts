@@ -1,7 +1,7 @@
 // One step of the learned policy on a batched environment: which agents it drives, their actions
 // picked from the logits (sampled for stochastic rollouts, argmax as an option), written as bicycle actions.
 import { ACTION_STRIDE, type SimEnv } from '../env.ts';
-import { PURSUIT_CURVATURE_FEATURE } from '../expertFeatures.ts';
+import { IDM_ACCEL_FEATURE, PURSUIT_CURVATURE_FEATURE } from '../expertFeatures.ts';
 import { type ObservationConfig, observationOffsets, observationVersion } from '../observation.ts';
 import type { ActionBins } from './actionBins.ts';
 
@@ -78,24 +78,28 @@ export function selectActions(
 }
 
 /**
- * Per observation row, the curvature residual steering adds its bins to: the pure-pursuit curvature on
- * the agent's route from the expert block (0 off every lane and in layouts without the block).
+ * Per observation row, what residual bins add to, as [curvature, acceleration] pairs (row q at 2q): the
+ * pure-pursuit curvature on the agent's route and IDM's acceleration from the expert block (0 off every
+ * lane, for walkers, and in layouts without the block).
  */
-export function steeringBase(
+export function actionBase(
   obs: ArrayLike<number>,
   rows: number,
   obsCfg: ObservationConfig,
-  out: Float32Array = new Float32Array(rows),
+  out: Float32Array = new Float32Array(2 * rows),
 ): Float32Array {
-  if (observationVersion(obsCfg) !== 2) return out.fill(0, 0, rows);
+  if (observationVersion(obsCfg) !== 2) return out.fill(0, 0, 2 * rows);
   const { expert, size } = observationOffsets(obsCfg);
-  for (let q = 0; q < rows; q++) out[q] = obs[q * size + expert + PURSUIT_CURVATURE_FEATURE];
+  for (let q = 0; q < rows; q++) {
+    out[2 * q] = obs[q * size + expert + PURSUIT_CURVATURE_FEATURE];
+    out[2 * q + 1] = obs[q * size + expert + IDM_ACCEL_FEATURE];
+  }
   return out;
 }
 
 /**
  * Write the bicycle (acceleration, curvature) of each driven agent's action into env.actions; `base`
- * holds each row's steeringBase where the bins steer residually.
+ * holds each row's actionBase where the bins are residual.
  */
 export function writeActions(
   env: SimEnv,
@@ -106,7 +110,7 @@ export function writeActions(
 ): void {
   for (let q = 0; q < agents.length; q++) {
     const o = agents[q] * ACTION_STRIDE;
-    env.actions[o] = bins.accelOf(action[q]);
-    env.actions[o + 1] = bins.curvatureOf(action[q], base ? base[q] : 0);
+    env.actions[o] = bins.accelOf(action[q], base ? base[2 * q + 1] : 0);
+    env.actions[o + 1] = bins.curvatureOf(action[q], base ? base[2 * q] : 0);
   }
 }

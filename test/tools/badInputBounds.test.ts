@@ -127,11 +127,11 @@ describe('bad input files and formats', () => {
     ];
     await expectOneLineFailure(
       [...base, '--steering', 'residual', '--observation', '1'],
-      /^drivekit( [a-z-]+)?: --steering: residual steering needs --observation 2/,
+      /^drivekit( [a-z-]+)?: --steering: residual bins need --observation 2/,
     );
     await expectOneLineFailure(
       [...base, '--init', path.join(REPO_ROOT, 'models/agent-dagger.onnx'), '--heads', 'factorised'],
-      /^drivekit( [a-z-]+)?: --heads: factorised, but the --init model .*agent-dagger\.onnx has joint heads/,
+      /^drivekit( [a-z-]+)?: --heads: factorised, but the --init model .*agent-dagger\.onnx has joint/,
     );
     expect(fs.readdirSync(root)).toEqual([]);
   }, 30_000);

@@ -10,7 +10,7 @@ import { ActionBins } from '../../simulation/training/actionBins.ts';
 import { AgentModel } from '../../simulation/training/agentModel.ts';
 import { collectExperience } from '../../simulation/training/closedLoop.ts';
 import { DEFAULT_PPO, ppoUpdate } from '../../simulation/training/ppo.ts';
-import { drivenAgents, steeringBase, writeActions } from '../../simulation/training/policyStep.ts';
+import { actionBase, drivenAgents, writeActions } from '../../simulation/training/policyStep.ts';
 import { generateTown } from '../../simulation/town/town.ts';
 import { controlAllPresent } from '../../simulation/training/evaluate.ts';
 import type { Scenario } from '../../simulation/scenario.ts';
@@ -79,7 +79,7 @@ async function rollout(
     inference.finish();
     const t2 = performance.now();
     const c2 = cpuMs();
-    const base = bins.residual ? steeringBase(buf, n, observer.cfg) : undefined;
+    const base = bins.residual ? actionBase(buf, n, observer.cfg) : undefined;
     writeActions(env, agents, inference.picked().action, bins, base);
     const t3 = performance.now();
     const c3 = cpuMs();

@@ -48,6 +48,7 @@ export interface TrainAgentsCliOptions {
   rlTemperature?: number;
   observation?: string;
   steering?: string;
+  accel?: string;
   heads?: string;
   seed: number;
   json?: boolean;
@@ -98,7 +99,7 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
     throw new InputError('--progress-reward', 'is the RL reward: use --mode ppo or rtr');
   if (opts.rlTemperature !== undefined && mode !== 'ppo' && mode !== 'rtr')
     throw new InputError('--rl-temperature', "is the RL rollouts' temperature: use --mode ppo or rtr");
-  const { steering, heads } = actionHeads(opts, obsVersion);
+  const { steering, accel, heads } = actionHeads(opts, obsVersion);
   const reward = opts.progressReward !== undefined ? { reward: { progressPerM: opts.progressReward } } : {};
   const recipeBase = full ? FULL_RL : DEFAULT_RL;
   const dual = {
@@ -151,7 +152,11 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
       ruleAgents: opts.ruleAgents === true,
       model: {
         observation: { ...DEFAULT_OBSERVATION, version: obsVersion === '1' ? 1 : 2 },
-        bins: { ...DEFAULT_ACTION_BINS, residualSteering: steering === 'residual' },
+        bins: {
+          ...DEFAULT_ACTION_BINS,
+          residualSteering: steering === 'residual',
+          residualAccel: accel === 'residual',
+        },
         net: {
           factorisedHeads: heads === 'factorised',
           ...(full ? { valueHidden: FULL_RL_VALUE_HIDDEN } : {}),
@@ -201,49 +206,71 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
   return summary;
 }
 
+/** The action parameterisation's choices: option, allowed values (the first is the default), metadata reading. */
+const ACTION_CHOICES = {
+  steering: {
+    option: '--steering',
+    values: ['absolute', 'residual'],
+    of: (s: InitSettings) => (s?.bins?.residualSteering === true ? 'residual' : 'absolute'),
+  },
+  accel: {
+    option: '--accel',
+    values: ['absolute', 'residual'],
+    of: (s: InitSettings) => (s?.bins?.residualAccel === true ? 'residual' : 'absolute'),
+  },
+  heads: {
+    option: '--heads',
+    values: ['joint', 'factorised'],
+    of: (s: InitSettings) => (s?.net?.factorisedHeads === true ? 'factorised' : 'joint'),
+  },
+} as const;
+
+type InitSettings =
+  | {
+      bins?: { residualSteering?: boolean; residualAccel?: boolean };
+      net?: { factorisedHeads?: boolean };
+    }
+  | undefined;
+
 /**
- * Steering (absolute | residual) and heads (joint | factorised): as given, else those of the --init
- * model (an exported agent.onnx's metadata), else absolute and joint. A fine-tuning run that named
- * others than its init model's would read the init's outputs as something they are not: refused.
+ * Steering and acceleration (absolute | residual) and heads (joint | factorised): as given, else those
+ * of the --init model (an exported agent.onnx's metadata), else the first value. A fine-tuning run that
+ * named others than its init model's would read the init's outputs as something they are not: refused.
  */
-function actionHeads(opts: TrainAgentsCliOptions, obsVersion: string): { steering: string; heads: string } {
-  let initSteering: string | undefined;
-  let initHeads: string | undefined;
+function actionHeads(
+  opts: TrainAgentsCliOptions,
+  obsVersion: string,
+): Record<keyof typeof ACTION_CHOICES, string> {
+  let init: InitSettings | null = null;
   if (opts.init?.endsWith('.onnx')) {
     const meta = modelMetaPath(opts.init);
     if (fs.existsSync(meta)) {
-      type Meta = {
-        settings?: { bins?: { residualSteering?: boolean }; net?: { factorisedHeads?: boolean } };
-      };
-      let s: Meta['settings'];
       try {
-        s = (JSON.parse(fs.readFileSync(meta, 'utf8')) as Meta).settings;
+        init = (JSON.parse(fs.readFileSync(meta, 'utf8')) as { settings?: InitSettings }).settings;
       } catch (e) {
         throw new InputError(meta, `not valid JSON (${(e as Error).message})`);
       }
-      initSteering = s?.bins?.residualSteering === true ? 'residual' : 'absolute';
-      initHeads = s?.net?.factorisedHeads === true ? 'factorised' : 'joint';
     }
   }
-  const steering = opts.steering ?? initSteering ?? 'absolute';
-  const heads = opts.heads ?? initHeads ?? 'joint';
-  if (steering !== 'absolute' && steering !== 'residual')
-    throw new InputError('--steering', `must be absolute or residual, got '${steering}'`);
-  if (heads !== 'joint' && heads !== 'factorised')
-    throw new InputError('--heads', `must be joint or factorised, got '${heads}'`);
-  if (steering === 'residual' && obsVersion !== '2')
-    throw new InputError(
-      '--steering',
-      'residual steering needs --observation 2 (the route and its pure pursuit)',
-    );
-  if (initSteering && steering !== initSteering)
-    throw new InputError(
-      '--steering',
-      `${steering}, but the --init model ${opts.init} steers ${initSteering}`,
-    );
-  if (initHeads && heads !== initHeads)
-    throw new InputError('--heads', `${heads}, but the --init model ${opts.init} has ${initHeads} heads`);
-  return { steering, heads };
+  const out = {} as Record<keyof typeof ACTION_CHOICES, string>;
+  for (const [key, c] of Object.entries(ACTION_CHOICES) as [
+    keyof typeof ACTION_CHOICES,
+    (typeof ACTION_CHOICES)[keyof typeof ACTION_CHOICES],
+  ][]) {
+    const fromInit = init !== null ? c.of(init) : undefined;
+    const v = opts[key] ?? fromInit ?? c.values[0];
+    if (!(c.values as readonly string[]).includes(v))
+      throw new InputError(c.option, `must be ${c.values.join(' or ')}, got '${v}'`);
+    if (v === 'residual' && obsVersion !== '2')
+      throw new InputError(
+        c.option,
+        'residual bins need --observation 2 (pure pursuit and IDM acceleration)',
+      );
+    if (fromInit !== undefined && v !== fromInit)
+      throw new InputError(c.option, `${v}, but the --init model ${opts.init} has ${fromInit}`);
+    out[key] = v;
+  }
+  return out;
 }
 
 export function register(program: Command): void {
@@ -318,6 +345,10 @@ export function register(program: Command): void {
     .option(
       '--steering <kind>',
       "absolute (a curvature bin is the curvature) or residual (a correction to pure pursuit on the agent's route; needs --observation 2) (default: the --init model's, else absolute)",
+    )
+    .option(
+      '--accel <kind>',
+      "absolute (an acceleration bin is the acceleration) or residual (a correction to IDM's acceleration: leader, yielding, red lights; needs --observation 2) (default: the --init model's, else absolute)",
     )
     .option(
       '--heads <kind>',

@@ -7,7 +7,7 @@ import { agentKey, uniformAt } from '../../simulation/agents/agentNoise.ts';
 import { readLearnedModel, SHIPPED_AGENT_MODEL } from '../../simulation/agents/learned.ts';
 import { observationSize } from '../../simulation/observation.ts';
 import { ActionBins } from '../../simulation/training/actionBins.ts';
-import { selectActions, steeringBase } from '../../simulation/training/policyStep.ts';
+import { actionBase, selectActions } from '../../simulation/training/policyStep.ts';
 import { intOption, numberOption } from './streamOptions.ts';
 import { transformStage } from './transformStage.ts';
 
@@ -69,7 +69,7 @@ export const register = transformStage<AgentsStageOptions>({
       }
       const action = new Int32Array(n);
       const logp = new Float32Array(n);
-      const base = steeringBase(o.obs, n, spec.observation);
+      const base = actionBase(o.obs, n, spec.observation);
       if (n > 0) {
         const res = await session.run({ obs: new ort.Tensor('float32', o.obs.slice(), [n, size]) });
         const step = Number(meta.step ?? 0);
@@ -90,8 +90,8 @@ export const register = transformStage<AgentsStageOptions>({
         {
           agentId: o.agentId,
           action,
-          accel: Float32Array.from(action, (a) => bins.accelOf(a)),
-          curvature: Float32Array.from(action, (a, q) => bins.curvatureOf(a, base[q])),
+          accel: Float32Array.from(action, (a, q) => bins.accelOf(a, base[2 * q + 1])),
+          curvature: Float32Array.from(action, (a, q) => bins.curvatureOf(a, base[2 * q])),
         },
         meta,
       );

@@ -1,13 +1,13 @@
-// Residual steering (actionBins.ts residualSteering, policyStep.ts steeringBase) and factorised heads
+// Residual steering (actionBins.ts residualSteering, policyStep.ts actionBase) and factorised heads
 // (policyNet.ts factorisedHeads): correction bins ride on the route's pure pursuit; pair logits add.
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../../../core/rng.ts';
 import { SimEnv, TYPE_CODE } from '../../../simulation/env.ts';
-import { PURSUIT_CURVATURE_FEATURE } from '../../../simulation/expertFeatures.ts';
+import { IDM_ACCEL_FEATURE, PURSUIT_CURVATURE_FEATURE } from '../../../simulation/expertFeatures.ts';
 import { DEFAULT_OBSERVATION, Observer, observationOffsets } from '../../../simulation/observation.ts';
 import { ActionBins, DEFAULT_ACTION_BINS } from '../../../simulation/training/actionBins.ts';
 import { AgentModel } from '../../../simulation/training/agentModel.ts';
-import { steeringBase, writeActions } from '../../../simulation/training/policyStep.ts';
+import { actionBase, writeActions } from '../../../simulation/training/policyStep.ts';
 import { scenariosFromSpec } from '../../../simulation/training/scenarioSpec.ts';
 
 const residual = new ActionBins({ ...DEFAULT_ACTION_BINS, residualSteering: true });
@@ -30,13 +30,22 @@ describe('residual steering', () => {
     }
   });
 
-  it('reads pure pursuit from the expert block, and 0 from a layout without it', () => {
+  it('reads pure pursuit and IDM acceleration from the expert block, and 0 from a layout without it', () => {
     const cfg = DEFAULT_OBSERVATION;
     const { expert, size } = observationOffsets(cfg);
     const obs = new Float32Array(3 * size);
     [0.01, -0.05, 0].forEach((k, q) => (obs[q * size + expert + PURSUIT_CURVATURE_FEATURE] = k));
-    expect(Array.from(steeringBase(obs, 3, cfg))).toEqual([0.01, -0.05, 0].map(Math.fround));
-    expect(Array.from(steeringBase(obs, 3, { ...cfg, version: 1 }))).toEqual([0, 0, 0]);
+    [0.5, -2, 1].forEach((a, q) => (obs[q * size + expert + IDM_ACCEL_FEATURE] = a));
+    expect(Array.from(actionBase(obs, 3, cfg))).toEqual([0.01, 0.5, -0.05, -2, 0, 1].map(Math.fround));
+    expect(Array.from(actionBase(obs, 3, { ...cfg, version: 1 }))).toEqual([0, 0, 0, 0, 0, 0]);
+  });
+
+  it('adds IDM acceleration only where acceleration is residual', () => {
+    const both = new ActionBins({ ...DEFAULT_ACTION_BINS, residualSteering: true, residualAccel: true });
+    const b = both.label(-1.5, 0.02, 0.015, -1.2);
+    expect(both.accelOf(b, -1.2)).toBeCloseTo(-1.2 - 0.25, 12); // correction −0.3 → bin −0.25
+    expect(both.curvatureOf(b, 0.015)).toBeCloseTo(0.015 + 0.004, 12); // correction 0.005 → bin 0.004
+    expect(residual.accelOf(b, -1.2)).toBe(both.accel[Math.floor(b / both.curvature.length)]);
   });
 
   it('with zero correction keeps moving town vehicles on the road where zero curvature does not', () => {
@@ -57,7 +66,7 @@ describe('residual steering', () => {
       for (let t = 0; t < 60 && !env.done; t++) {
         env.actions.fill(0);
         const { obs } = observer.observe(env, movers);
-        writeActions(env, movers, action, bins, steeringBase(obs, movers.length, observer.cfg));
+        writeActions(env, movers, action, bins, actionBase(obs, movers.length, observer.cfg));
         env.step();
         for (const g of movers) {
           if (!env.live[g]) continue;
@@ -136,6 +145,13 @@ describe('factorised heads', () => {
         threads: 1,
         observation: { ...DEFAULT_OBSERVATION, version: 1 },
         bins: { ...DEFAULT_ACTION_BINS, residualSteering: true },
+      }),
+    ).rejects.toThrow(/observation version 2/);
+    await expect(
+      AgentModel.create({
+        threads: 1,
+        observation: { ...DEFAULT_OBSERVATION, version: 1 },
+        bins: { ...DEFAULT_ACTION_BINS, residualAccel: true },
       }),
     ).rejects.toThrow(/observation version 2/);
   });
