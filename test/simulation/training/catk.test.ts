@@ -12,6 +12,7 @@ import { DEFAULT_DAGGER } from '../../../simulation/training/dagger.ts';
 import { controlAllPresent } from '../../../simulation/training/evaluate.ts';
 import { trainAgents } from '../../../simulation/training/trainAgents.ts';
 import { runTrainAgents } from '../../../tools/commands/trainAgents.ts';
+import { shippedAgentConfig } from './shippedAgent.ts';
 import { straightRoadScenario } from '../fixtures.ts';
 
 describe('CAT-K relabelling', () => {
@@ -93,7 +94,7 @@ describe('CAT-K relabelling', () => {
   });
 
   it('fine-tunes the shipped model from its ONNX (same outputs before training) with CAT-K labels on a real log', async () => {
-    const m = await AgentModel.create({ threads: 1 });
+    const m = await AgentModel.create({ threads: 1, ...shippedAgentConfig() });
     try {
       await m.loadWeights(SHIPPED_AGENT_MODEL);
       const s = straightRoadScenario({ numAgents: 2 });
@@ -102,7 +103,7 @@ describe('CAT-K relabelling', () => {
       const { obs } = new Observer(m.cfg.observation).observe(env);
       const before = (await m.evaluate(obs, 2)).logits.slice();
       // The shipped model is not the random initialisation: its logits differ from a fresh network's.
-      const fresh = await AgentModel.create({ threads: 1 });
+      const fresh = await AgentModel.create({ threads: 1, ...shippedAgentConfig() });
       const init = (await fresh.evaluate(obs, 2)).logits;
       await fresh.dispose();
       let diff = 0;
@@ -135,7 +136,7 @@ describe('CAT-K relabelling', () => {
         batch: 32,
         scenariosPerIteration: 1,
         ruleAgents: true,
-        model: { threads: 1 },
+        model: { threads: 1, ...shippedAgentConfig() },
         dagger: { ...DEFAULT_DAGGER, stepsPerRound: 2, realExpert: 'catk' },
       },
     );

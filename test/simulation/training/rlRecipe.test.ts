@@ -10,6 +10,7 @@ import { withLogRoutes } from '../../../simulation/training/logExpert.ts';
 import { rlIteration } from '../../../simulation/training/rtr.ts';
 import { scenariosFromSpec } from '../../../simulation/training/scenarioSpec.ts';
 import { AggregateSet } from '../../../simulation/training/dagger.ts';
+import { shippedAgentConfig } from './shippedAgent.ts';
 
 // The RTR recipe's parts (`--rl-recipe full`): rule agents and expert labels in the rollouts, bootstrap at the
 // time limit, return scaling, a separate value network, dual ascent on a smoothed rate.
@@ -26,8 +27,13 @@ describe('RL recipe', () => {
   });
 
   it('a separate value network starts fresh on a shipped model and leaves its policy as it was', async () => {
-    const shared = await AgentModel.create({ threads: 1 });
-    const separate = await AgentModel.create({ threads: 1, net: { valueHidden: [16] } });
+    const shipped = shippedAgentConfig();
+    const shared = await AgentModel.create({ threads: 1, ...shipped });
+    const separate = await AgentModel.create({
+      threads: 1,
+      ...shipped,
+      net: { ...shipped.net, valueHidden: [16] },
+    });
     try {
       await shared.loadWeights(SHIPPED_AGENT_MODEL);
       await separate.loadWeights(SHIPPED_AGENT_MODEL);
@@ -42,7 +48,7 @@ describe('RL recipe', () => {
       // (as `--agents` and the self-play student do), its policy intact.
       const file = path.join(os.tmpdir(), `rl-recipe-${process.pid}.onnx`);
       fs.writeFileSync(file, separate.onnxBytes());
-      const back = await AgentModel.create({ threads: 1 });
+      const back = await AgentModel.create({ threads: 1, ...shipped });
       try {
         await back.loadWeights(file);
         expect(Array.from((await back.evaluate(obs, 4)).logits)).toEqual(Array.from(b.logits));
@@ -58,7 +64,7 @@ describe('RL recipe', () => {
 
   it('collects rule-agent, expert-labelled, bootstrapped and scaled experience on a town', async () => {
     const town = scenariosFromSpec('town:1', 'town').map((s) => withLogRoutes(s));
-    const model = await AgentModel.create({ threads: 1 });
+    const model = await AgentModel.create({ threads: 1, ...shippedAgentConfig() });
     try {
       await model.loadWeights(SHIPPED_AGENT_MODEL);
       const run = (over: Parameters<typeof collectExperience>[3]) =>
@@ -94,7 +100,7 @@ describe('RL recipe', () => {
 
   it('RTR adds the labelled rows to its imitation set and steps λ on the smoothed rate', async () => {
     const town = scenariosFromSpec('town:2', 'town').map((s) => withLogRoutes(s));
-    const model = await AgentModel.create({ threads: 1 });
+    const model = await AgentModel.create({ threads: 1, ...shippedAgentConfig() });
     try {
       await model.loadWeights(SHIPPED_AGENT_MODEL);
       const ilSet = new AggregateSet(model.obsSize, 100_000);
@@ -124,6 +130,7 @@ describe('RL at a temperature (--rl-temperature)', () => {
     const policyTerm = async (temperature: number) => {
       const model = await AgentModel.create({
         threads: 1,
+        ...shippedAgentConfig(),
         ppoLoss: { clip: 0.2, valueCoef: 0.5, entropyCoef: 0, temperature },
       });
       try {
