@@ -59,6 +59,8 @@ async function rollout(
   let agentSteps = 0;
   const rowKeys = new Uint32Array(env.n);
   let agents: Int32Array<ArrayBufferLike> = new Int32Array(0);
+  // As LearnedPolicy: one buffer of per-row bases (residual bins), grown, not allocated per step.
+  let baseBuf = new Float32Array(0);
   while (!env.done) {
     const c0 = cpuMs();
     const t0 = performance.now();
@@ -79,7 +81,8 @@ async function rollout(
     inference.finish();
     const t2 = performance.now();
     const c2 = cpuMs();
-    const base = bins.residual ? actionBase(buf, n, observer.cfg) : undefined;
+    if (bins.residual && baseBuf.length < 2 * n) baseBuf = new Float32Array(2 * n);
+    const base = bins.residual ? actionBase(buf, n, observer.cfg, baseBuf) : undefined;
     writeActions(env, agents, inference.picked().action, bins, base);
     const t3 = performance.now();
     const c3 = cpuMs();

@@ -139,20 +139,14 @@ describe('factorised heads', () => {
     }
   }, 60_000);
 
-  it('refuses residual steering without the expert block', async () => {
-    await expect(
-      AgentModel.create({
-        threads: 1,
-        observation: { ...DEFAULT_OBSERVATION, version: 1 },
-        bins: { ...DEFAULT_ACTION_BINS, residualSteering: true },
-      }),
-    ).rejects.toThrow(/observation version 2/);
-    await expect(
-      AgentModel.create({
-        threads: 1,
-        observation: { ...DEFAULT_OBSERVATION, version: 1 },
-        bins: { ...DEFAULT_ACTION_BINS, residualAccel: true },
-      }),
-    ).rejects.toThrow(/observation version 2/);
+  it('refuses residual bins without the expert block', async () => {
+    for (const residual of [{ residualSteering: true }, { residualAccel: true }])
+      await expect(
+        AgentModel.create({
+          threads: 1,
+          observation: { ...DEFAULT_OBSERVATION, version: 1 },
+          bins: { ...DEFAULT_ACTION_BINS, ...residual },
+        }),
+      ).rejects.toThrow(/observation version 2/);
   });
 });
