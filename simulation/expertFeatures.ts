@@ -73,16 +73,14 @@ export class ExpertProbe {
     const t = env.currentStepOf(si);
     const rec = env.record;
     const base = env.recordBase[g];
-    const speedAt = (k: number) =>
-      k >= 0 && rec.valid[base + k] ? Math.hypot(rec.vx[base + k], rec.vy[base + k]) : NaN;
     const v = Math.hypot(env.vx[g], env.vy[g]);
-    const v1 = speedAt(t - 1);
+    const v1 = recordedSpeed(env, base, t - 1);
     if (Number.isFinite(v1)) {
       out[at + 15] = (v - v1) / dt;
       out[at + 16] = wrapPi(yaw - rec.yaw[base + t - 1]) / dt;
     }
-    const v5 = speedAt(t - 5);
-    const v10 = speedAt(t - 10);
+    const v5 = recordedSpeed(env, base, t - 5);
+    const v10 = recordedSpeed(env, base, t - 10);
     out[at + 17] = Number.isFinite(v5) ? v5 : v;
     out[at + 18] = Number.isFinite(v10) ? v10 : v;
     out[at + 14] = this.idm.parked[g] ?? 0;
@@ -122,6 +120,12 @@ export class ExpertProbe {
       out[o + 4] = Math.sin(this.pt.heading - yaw);
     }
   }
+}
+
+/** Recorded speed of the agent whose record starts at `base`, `k` steps in; NaN before 0 or where invalid. */
+function recordedSpeed(env: SimEnv, base: number, k: number): number {
+  const rec = env.record;
+  return k >= 0 && rec.valid[base + k] ? Math.hypot(rec.vx[base + k], rec.vy[base + k]) : NaN;
 }
 
 function wrapPi(a: number): number {

@@ -4,10 +4,11 @@
 // The result is defined as the plain search defines it — scan the window's cells column by column, keep
 // the k smallest distances, an equal distance losing to the item met first — so the observation does not
 // depend on the visiting order: every item carries its rank in that scan as a tie-break key.
-import { gridBucket, type StaticGrid } from './map/staticGrid.ts';
+import { cellHash } from './cellHash.ts';
+import type { StaticGrid } from './map/staticGrid.ts';
 
 // A local binding: an imported function may be reached through a getter per call once transpiled.
-const staticBucketOf = gridBucket;
+const hashOf = cellHash;
 
 /** Keeps the k smallest (key, tie) pairs offered, with their item ids, sorted ascending. */
 export class NearestK {
@@ -45,33 +46,48 @@ export class NearestK {
   }
 }
 
-/** Cells of a (2R+1)² window nearest the centre first: scan index (column-major) and offsets. */
-interface RingOrder {
-  index: Int32Array;
-  ox: Int32Array;
-  oy: Int32Array;
-}
-
-function ringOrder(reach: number): RingOrder {
-  const w = 2 * reach + 1;
-  const idx = Array.from({ length: w * w }, (_, i) => i);
-  const d2 = (i: number) => (Math.floor(i / w) - reach) ** 2 + ((i % w) - reach) ** 2;
-  const index = Int32Array.from(idx.sort((a, b) => d2(a) - d2(b) || a - b));
-  return {
-    index,
-    ox: index.map((i) => Math.floor(i / w) - reach),
-    oy: index.map((i) => (i % w) - reach),
-  };
-}
-
 // Cell bounds are compared with a margin, as a point's cell comes from a rounded division.
 const MARGIN_M = 1e-3;
 
 /**
+ * Cells of a (2R+1)² window nearest the centre first: scan index (column-major) and offsets, and for
+ * each position the least squared gap (m²) any cell from there on can have to a query in the centre cell.
+ */
+interface RingOrder {
+  index: Int32Array;
+  ox: Int32Array;
+  oy: Int32Array;
+  restMin: Float64Array;
+}
+
+function ringOrder(reach: number, cellM: number): RingOrder {
+  const w = 2 * reach + 1;
+  const idx = Array.from({ length: w * w }, (_, i) => i);
+  const d2 = (i: number) => (Math.floor(i / w) - reach) ** 2 + ((i % w) - reach) ** 2;
+  const index = Int32Array.from(idx.sort((a, b) => d2(a) - d2(b) || a - b));
+  const ox = index.map((i) => Math.floor(i / w) - reach);
+  const oy = index.map((i) => (i % w) - reach);
+  // A query lies inside its cell, so a cell n columns away is at least (n − 1) cells off; twice the
+  // margin keeps this below the gap bucketAt computes.
+  const axis = (n: number) => Math.max(0, (Math.abs(n) - 1) * cellM - 2 * MARGIN_M);
+  const restMin = new Float64Array(index.length + 1).fill(Infinity);
+  for (let k = index.length - 1; k >= 0; k--) {
+    restMin[k] = Math.min(restMin[k + 1], axis(ox[k]) ** 2 + axis(oy[k]) ** 2);
+  }
+  return { index, ox, oy, restMin };
+}
+
+/** bucketAt: the cell is skipped (visited already, or beyond the bound). */
+export const CELL_SKIPPED = -1;
+/** bucketAt: this cell and every later one lie beyond the bound — the query is complete. */
+export const WINDOW_DONE = -2;
+
+/**
  * One query window over a hashed grid. `begin` hashes the window's cells in scan order (the tie-break
  * base of each bucket is the scan position where it first appears); `bucketAt(k, bound)` then yields the
- * k-th cell in nearest-first order — or −1 when its bucket was already visited or the cell lies wholly
- * beyond `bound` (squared metres), so none of its items could be kept.
+ * k-th cell in nearest-first order — or CELL_SKIPPED when its bucket was already visited or the cell
+ * lies wholly beyond `bound` (squared metres), so none of its items could be kept, or WINDOW_DONE when
+ * no cell from the k-th on can come within it (the query is complete).
  */
 export class GridWindow {
   private stamp = new Int32Array(0);
@@ -79,7 +95,7 @@ export class GridWindow {
   private query = 0;
   private orders = new Map<number, RingOrder>();
   private cellBucket = new Int32Array(0);
-  private order: RingOrder = ringOrder(0);
+  private order: RingOrder = ringOrder(0, 1);
   /** Cells in the window. */
   cells = 0;
   /** Tie key of the first item of the bucket last yielded (add the item's position in the bucket). */
@@ -90,14 +106,11 @@ export class GridWindow {
   private y = 0;
   private cellM = 1;
   private stride = 0;
-  /** The static grid being searched and its hash, bound once (no closure per query). */
-  staticGrid: StaticGrid | null = null;
-  readonly staticBucket = (cx: number, cy: number) => staticBucketOf(this.staticGrid!, cx, cy);
 
   /**
    * Start a query at (x, y) in cell (cx, cy) (as the grid computes it) of `cellM` metres, `reach` cells
-   * each way; `buckets` is the grid's bucket count, `items` its item count (the tie keys' stride),
-   * `bucket` its hash.
+   * each way, over a grid whose bucket of a cell is cellHash(cx, cy, salt) & mask; `items` is its item
+   * count (the tie keys' stride).
    */
   begin(
     x: number,
@@ -106,10 +119,11 @@ export class GridWindow {
     cy: number,
     cellM: number,
     reach: number,
-    buckets: number,
+    mask: number,
+    salt: number,
     items: number,
-    bucket: (cx: number, cy: number) => number,
   ): void {
+    const buckets = mask + 1;
     if (this.stamp.length < buckets) {
       this.stamp = new Int32Array(buckets);
       this.first = new Int32Array(buckets);
@@ -120,8 +134,9 @@ export class GridWindow {
       this.stamp.fill(0);
       this.query = 1;
     }
-    let order = this.orders.get(reach);
-    if (!order) this.orders.set(reach, (order = ringOrder(reach)));
+    const key = reach + 1024 * cellM;
+    let order = this.orders.get(key);
+    if (!order) this.orders.set(key, (order = ringOrder(reach, cellM)));
     this.order = order;
     const w = 2 * reach + 1;
     this.cells = w * w;
@@ -134,12 +149,10 @@ export class GridWindow {
     this.stride = items;
     const seen = 2 * this.query;
     const stamp = this.stamp;
-    // The static grid's hash is called directly (inlined), the agents' grid's through its closure.
-    const g = bucket === this.staticBucket ? this.staticGrid : null;
     let i = 0;
     for (let ox = -reach; ox <= reach; ox++) {
       for (let oy = -reach; oy <= reach; oy++, i++) {
-        const b = g ? staticBucketOf(g, cx + ox, cy + oy) : bucket(cx + ox, cy + oy);
+        const b = hashOf(cx + ox, cy + oy, salt) & mask;
         this.cellBucket[i] = b;
         if (stamp[b] < seen) {
           stamp[b] = seen;
@@ -150,17 +163,28 @@ export class GridWindow {
   }
 
   bucketAt(k: number, bound: number): number {
-    const b = this.cellBucket[this.order.index[k]];
-    const visited = 2 * this.query + 1;
-    if (this.stamp[b] === visited) return -1;
-    const ix = this.cx + this.order.ox[k];
-    const iy = this.cy + this.order.oy[k];
+    const order = this.order;
+    if (order.restMin[k] > bound) return WINDOW_DONE;
+    const ix = this.cx + order.ox[k];
+    const iy = this.cy + order.oy[k];
     const c = this.cellM;
-    const dx = Math.max(0, ix * c - this.x, this.x - (ix + 1) * c) - MARGIN_M;
-    const dy = Math.max(0, iy * c - this.y, this.y - (iy + 1) * c) - MARGIN_M;
+    const x = this.x;
+    const y = this.y;
+    // The gap from the query to the cell per axis (0 inside its span), less the margin.
+    let dx = ix * c - x;
+    const dx1 = x - (ix + 1) * c;
+    if (dx1 > dx) dx = dx1;
+    let dy = iy * c - y;
+    const dy1 = y - (iy + 1) * c;
+    if (dy1 > dy) dy = dy1;
+    dx -= MARGIN_M;
+    dy -= MARGIN_M;
     const gx = dx > 0 ? dx : 0;
     const gy = dy > 0 ? dy : 0;
-    if (gx * gx + gy * gy > bound) return -1;
+    if (gx * gx + gy * gy > bound) return CELL_SKIPPED;
+    const b = this.cellBucket[order.index[k]];
+    const visited = 2 * this.query + 1;
+    if (this.stamp[b] === visited) return CELL_SKIPPED;
     this.stamp[b] = visited;
     this.tieBase = this.first[b] * this.stride;
     return b;
@@ -183,7 +207,6 @@ export function nearestInStaticGrid(
 ): void {
   near.reset();
   const r2 = r * r;
-  win.staticGrid = g;
   win.begin(
     x,
     y,
@@ -191,12 +214,13 @@ export function nearestInStaticGrid(
     Math.floor(y / g.cellM),
     g.cellM,
     Math.ceil(r / g.cellM),
-    g.start.length - 1,
+    g.mask,
+    0,
     g.items.length,
-    win.staticBucket,
   );
   for (let k = 0; k < win.cells; k++) {
     const b = win.bucketAt(k, near.bound(r2));
+    if (b === WINDOW_DONE) break;
     if (b < 0) continue;
     for (let p = g.start[b]; p < g.start[b + 1]; p++) {
       const i = g.items[p];

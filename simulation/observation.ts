@@ -4,7 +4,8 @@
 import { type SimEnv, TYPE_CODE } from './env.ts';
 import { EXPERT_FEATURES, ExpertProbe } from './expertFeatures.ts';
 import type { PointSet } from './map/mapIndex.ts';
-import { GridWindow, NearestK, nearestInStaticGrid } from './nearestK.ts';
+import { groupSalt } from './cellHash.ts';
+import { GridWindow, NearestK, nearestInStaticGrid, WINDOW_DONE } from './nearestK.ts';
 import { LIGHT } from './scenario.ts';
 import { SpatialGrid } from './spatialGrid.ts';
 
@@ -77,9 +78,6 @@ export class Observer {
   private readonly window = new GridWindow();
   /** Version 2: the IDM probe behind the expert block. */
   private readonly probe: ExpertProbe | null;
-  // The agent grid's hash for the scenario being searched, made once (no closure per query).
-  private group = 0;
-  private readonly agentBucket = (cx: number, cy: number) => this.grid.bucket(cx, cy, this.group);
 
   /** `cfg` is complete as given where it has a version; without one it is a version-1 layout. */
   constructor(cfg: Partial<ObservationConfig> = {}) {
@@ -124,12 +122,6 @@ export class Observer {
       const yaw = env.yaw[g];
       const c = Math.cos(yaw);
       const sn = Math.sin(yaw);
-      const toLocal = (wx: number, wy: number, at: number) => {
-        const dx = wx - x;
-        const dy = wy - y;
-        obs[at] = dx * c + dy * sn;
-        obs[at + 1] = -dx * sn + dy * c;
-      };
       // Own state and goal.
       obs[o] = Math.hypot(env.vx[g], env.vy[g]);
       obs[o + 1] = env.vx[g] * c + env.vy[g] * sn;
@@ -139,7 +131,7 @@ export class Observer {
       obs[o + 5 + env.typeCode[g]] = 1;
       const row = env.rowOf[g];
       if (Number.isFinite(s.goalX[row])) {
-        toLocal(s.goalX[row], s.goalY[row], o + 9);
+        toLocal(obs, o + 9, s.goalX[row] - x, s.goalY[row] - y, c, sn);
         obs[o + 11] = 1;
       }
       // Nearest agents.
@@ -147,7 +139,6 @@ export class Observer {
       near.reset();
       const grid = this.grid;
       const win = this.window;
-      this.group = si;
       const r2 = r * r;
       win.begin(
         x,
@@ -156,12 +147,13 @@ export class Observer {
         grid.cellOf(y),
         grid.cellM,
         Math.ceil(r / grid.cellM),
-        grid.start.length - 1,
+        grid.mask,
+        groupSalt(si),
         grid.items.length,
-        this.agentBucket,
       );
       for (let k = 0; k < win.cells; k++) {
         const b = win.bucketAt(k, near.bound(r2));
+        if (b === WINDOW_DONE) break;
         if (b < 0) continue;
         for (let p = grid.start[b]; p < grid.start[b + 1]; p++) {
           const j = grid.items[p];
@@ -176,7 +168,7 @@ export class Observer {
         const j = near.ids[k];
         const at = o + off.agents + k * AGENT_FEATURES;
         obs[at] = 1;
-        toLocal(env.x[j], env.y[j], at + 1);
+        toLocal(obs, at + 1, env.x[j] - x, env.y[j] - y, c, sn);
         obs[at + 3] = Math.cos(env.yaw[j] - yaw);
         obs[at + 4] = Math.sin(env.yaw[j] - yaw);
         obs[at + 5] = env.vx[j] * c + env.vy[j] * sn;
@@ -194,7 +186,7 @@ export class Observer {
         const p = this.nearLanes.ids[k];
         const at = o + off.lanes + k * LANE_FEATURES;
         obs[at] = 1;
-        toLocal(m.lanePoints.x[p], m.lanePoints.y[p], at + 1);
+        toLocal(obs, at + 1, m.lanePoints.x[p] - x, m.lanePoints.y[p] - y, c, sn);
         obs[at + 3] = Math.cos(m.lanePoints.heading[p] - yaw);
         obs[at + 4] = Math.sin(m.lanePoints.heading[p] - yaw);
         const light = m.laneLight[m.lanePoints.owner[p]];
@@ -205,7 +197,7 @@ export class Observer {
         const p = this.nearEdges.ids[k];
         const at = o + off.edges + k * EDGE_FEATURES;
         obs[at] = 1;
-        toLocal(m.edgePoints.x[p], m.edgePoints.y[p], at + 1);
+        toLocal(obs, at + 1, m.edgePoints.x[p] - x, m.edgePoints.y[p] - y, c, sn);
       }
       this.probe?.features(env, g, obs, o + off.expert);
     }
@@ -215,4 +207,17 @@ export class Observer {
   private nearestPoints(set: PointSet, x: number, y: number, r: number, near: NearestK): void {
     nearestInStaticGrid(this.window, near, set.grid, set.x, set.y, x, y, r);
   }
+}
+
+/** Writes the offset (dx, dy) in the frame of heading (cos c, sin sn) at out[at], out[at + 1]. */
+function toLocal(
+  out: Float32Array<ArrayBufferLike>,
+  at: number,
+  dx: number,
+  dy: number,
+  c: number,
+  sn: number,
+): void {
+  out[at] = dx * c + dy * sn;
+  out[at + 1] = -dx * sn + dy * c;
 }

@@ -1,8 +1,10 @@
 // A uniform spatial hash over agents, rebuilt every step by counting sort into reusable typed arrays
 // (no per-agent objects), keyed by (group, cell) so many scenarios share one grid without mixing.
+import { cellHash, groupSalt } from './cellHash.ts';
 
 export class SpatialGrid {
-  private mask = 0;
+  /** Bucket count − 1 (a power of two less one). */
+  mask = 0;
   /** Bucket b holds items[start[b] .. start[b + 1]). */
   start = new Int32Array(1);
   items = new Int32Array(0);
@@ -12,7 +14,7 @@ export class SpatialGrid {
 
   /** Bucket index of cell (cx, cy) in group g. Different cells may share a bucket: filter by distance. */
   bucket(cx: number, cy: number, g: number): number {
-    return (Math.imul(cx, 73856093) ^ Math.imul(cy, 19349663) ^ Math.imul(g + 1, 83492791)) & this.mask;
+    return cellHash(cx, cy, groupSalt(g)) & this.mask;
   }
 
   cellOf(v: number): number {

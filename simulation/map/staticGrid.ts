@@ -1,5 +1,6 @@
 // A spatial hash for static map items (segments, sampled points) that may cover several cells: built
 // once by counting sort, queried per cell. Buckets may mix cells (hashing): callers filter by distance.
+import { cellHash } from '../cellHash.ts';
 
 export interface StaticGrid {
   cellM: number;
@@ -10,7 +11,7 @@ export interface StaticGrid {
 }
 
 export function gridBucket(g: StaticGrid, cx: number, cy: number): number {
-  return (Math.imul(cx, 73856093) ^ Math.imul(cy, 19349663)) & g.mask;
+  return cellHash(cx, cy, 0) & g.mask;
 }
 
 /**
