@@ -11,6 +11,7 @@ import { type ObservationConfig, Observer, observationSize } from '../observatio
 import { ActionBins, type ActionBinsConfig } from '../training/actionBins.ts';
 import { actionBase, drivenAgents, writeActions } from '../training/policyStep.ts';
 import { agentKey } from './agentNoise.ts';
+import { allPicked, CTRL_PICK_MODE, CTRL_POSTED, type PickBuffers, pickReadyChunks } from './chunkPicking.ts';
 import type { Policy } from './policy.ts';
 import { RuleAgents } from './ruleAgents.ts';
 
@@ -107,6 +108,9 @@ export class SyncInference {
   private actionBuf: Int32Array<ArrayBufferLike> = new Int32Array(0);
   private logpBuf: Float32Array<ArrayBufferLike> = new Float32Array(0);
   private temperatureBuf: Float64Array<ArrayBufferLike> = new Float64Array(1);
+  private picks: PickBuffers | null = null;
+  /** Chunks whose actions this (the calling) thread picked, over the object's life. */
+  chunksPickedHere = 0;
 
   constructor(
     readonly model: Uint8Array,
@@ -126,6 +130,7 @@ export class SyncInference {
     const action = new SharedArrayBuffer(capacity * 4);
     const logp = new SharedArrayBuffer(capacity * 4);
     const temperature = new SharedArrayBuffer(8);
+    const chunks = new SharedArrayBuffer(4 * Math.ceil(capacity / this.chunkRows));
     this.errBuf = new Uint8Array(err);
     this.keyBuf = new Uint32Array(key);
     this.actionBuf = new Int32Array(action);
@@ -134,6 +139,17 @@ export class SyncInference {
     this.ctrl = new Int32Array(ctrl);
     this.obsBuf = new Float32Array(obs);
     this.outBuf = new Float32Array(out);
+    this.picks = {
+      ctrl: this.ctrl,
+      chunks: new Int32Array(chunks),
+      logits: this.outBuf,
+      key: this.keyBuf,
+      action: this.actionBuf,
+      logp: this.logpBuf,
+      temperature: this.temperatureBuf,
+      actions: this.actions,
+      chunkRows: this.chunkRows,
+    };
     this.capacity = capacity;
     const w = startTsWorker(new URL('./learnedWorker.ts', import.meta.url), {
       workerData: {
@@ -147,6 +163,7 @@ export class SyncInference {
         action,
         logp,
         temperature,
+        chunks,
         obsSize: this.obsSize,
         actions: this.actions,
         chunkRows: this.chunkRows,
@@ -170,8 +187,9 @@ export class SyncInference {
   /**
    * Start a request of n rows: returns the (shared) buffer to write the observations [n, obsSize]
    * into; the worker starts on each chunk as soon as `ready` says its rows are written. With `pick`,
-   * the worker also picks each row's action from its chunk's logits (selectActions; sampled rows draw
-   * uniformAt(keys[q], step, 11)), read back with `picked()` after `finish`.
+   * each row's action is also picked from its chunk's logits (selectActions; sampled rows draw
+   * uniformAt(keys[q], step, 11)) — by the worker, or by this thread in `finish` once it is idle — and
+   * read back with `picked()` after `finish`.
    */
   begin(
     n: number,
@@ -181,8 +199,9 @@ export class SyncInference {
     this.rows = n;
     const view = this.obsBuf.subarray(0, n * this.obsSize);
     if (n === 0) return view;
-    this.ctrl[3] = pick ? (pick.mode === 'sample' ? 2 : 1) : 0;
+    this.ctrl[CTRL_PICK_MODE] = pick ? (pick.mode === 'sample' ? 2 : 1) : 0;
     if (pick) {
+      this.picks!.chunks.fill(0, 0, Math.ceil(n / this.chunkRows));
       for (let q = 0; q < n; q++) this.keyBuf[q] = pick.keys[q];
       this.ctrl[4] = pick.step;
       this.temperatureBuf[0] = pick.temperature ?? 1;
@@ -200,11 +219,15 @@ export class SyncInference {
     Atomics.notify(this.ctrl, 2);
   }
 
-  /** Wait for the request's logits [n, actions] (a view valid until the next request). */
+  /**
+   * Wait for the request's logits [n, actions] (a view valid until the next request); with `pick`,
+   * this thread picks the actions of chunks the worker leaves it meanwhile (chunkPicking.ts).
+   */
   finish(): Float32Array<ArrayBufferLike> {
     const n = this.rows;
     if (n === 0) return this.outBuf.subarray(0, 0);
     this.ready(n);
+    if (this.ctrl[CTRL_PICK_MODE] !== 0) this.pickWhileRunning(n);
     this.waitWhile(1, 'run');
     const state = Atomics.load(this.ctrl, 0);
     Atomics.store(this.ctrl, 0, 4);
@@ -213,7 +236,18 @@ export class SyncInference {
     return this.outBuf.subarray(0, n * this.actions);
   }
 
-  /** The actions and log-probabilities the worker picked in the last request (`begin` with `pick`). */
+  private pickWhileRunning(n: number): void {
+    const t0 = Date.now();
+    for (;;) {
+      const posted = Atomics.load(this.ctrl, CTRL_POSTED);
+      this.chunksPickedHere += pickReadyChunks(this.picks!, n);
+      if (allPicked(this.picks!, n) || Atomics.load(this.ctrl, 0) !== 1) return;
+      Atomics.wait(this.ctrl, CTRL_POSTED, posted, 1000);
+      if (Date.now() - t0 > 300_000) throw new Error('learned agent: inference thread timed out (pick)');
+    }
+  }
+
+  /** The actions and log-probabilities picked in the last request (`begin` with `pick`). */
   picked(): { action: Int32Array<ArrayBufferLike>; logp: Float32Array<ArrayBufferLike> } {
     return { action: this.actionBuf.subarray(0, this.rows), logp: this.logpBuf.subarray(0, this.rows) };
   }

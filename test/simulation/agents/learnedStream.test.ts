@@ -69,4 +69,46 @@ describe('learned agent inference, streamed in chunks', () => {
     expect(rows).toBeGreaterThan(100);
     await session.release();
   }, 300_000); // a town is generated and 4 steps observed twice: minutes on a loaded 2-core machine
+
+  it('gives the same logits on one intra-op thread as on two (the worker switches between them)', async () => {
+    const D = new Observer(spec.observation).size;
+    const one = await ort.InferenceSession.create(bytes, { intraOpNumThreads: 1 });
+    const two = await ort.InferenceSession.create(bytes, { intraOpNumThreads: 2 });
+    for (const rows of [1, 7, 333, 512]) {
+      const x = Float32Array.from({ length: rows * D }, (_, i) => Math.sin(i * 0.37) * 3);
+      const a = (await one.run({ obs: new ort.Tensor('float32', x, [rows, D]) })).logits.data;
+      const b = (await two.run({ obs: new ort.Tensor('float32', x, [rows, D]) })).logits.data;
+      expect(Array.from(b as Float32Array)).toEqual(Array.from(a as Float32Array));
+    }
+    await one.release();
+    await two.release();
+  });
+
+  it('picks the same actions when the calling thread, idle in finish, picks chunks the worker left it', () => {
+    const env = new SimEnv(controlAllPresent([generateTown({ seed: 6 }, 31).scenario]));
+    const agents = drivenAgents(env);
+    const n = agents.length;
+    const { obs } = new Observer(spec.observation).observe(env, agents);
+    const keys = Uint32Array.from(agents, (g) => (g * 40503 + 17) >>> 0);
+    const chunks = Math.ceil(n / inference.chunkRows);
+    expect(chunks).toBeGreaterThan(3);
+    for (const [mode, temperature] of [
+      ['sample', 1],
+      ['sample', 0.6],
+      ['argmax', 1],
+    ] as const) {
+      // Every row written before `finish`: the worker leaves all but the last chunk to this thread.
+      const before = inference.chunksPickedHere;
+      const buf = inference.begin(n, { mode, keys, step: 3, temperature });
+      buf.set(obs);
+      const logits = inference.finish();
+      expect(inference.chunksPickedHere - before).toBe(chunks - 1);
+      const want = { action: new Int32Array(n), logp: new Float32Array(n) };
+      const u = (q: number) => uniformAt(keys[q], 3, 11);
+      selectActions(logits.slice(), n, bins.count, mode, u, want.action, want.logp, temperature);
+      const got = inference.picked();
+      expect(Array.from(got.action)).toEqual(Array.from(want.action));
+      expect(Array.from(got.logp)).toEqual(Array.from(want.logp));
+    }
+  }, 300_000);
 });
