@@ -141,9 +141,11 @@ async function serve(): Promise<void> {
         const x = scratch.subarray(0, (b - a) * D);
         x.set(obs.subarray(a * D, b * D));
         const mainBusy = Atomics.load(ctrl, 2) < n || unpicked(leftToMain);
-        const res = await (mainBusy ? busySession : session).run({
-          obs: new ort.Tensor('float32', x, [b - a, D]),
-        });
+        // Logits only: the value head is not run.
+        const res = await (mainBusy ? busySession : session).run(
+          { obs: new ort.Tensor('float32', x, [b - a, D]) },
+          ['logits'],
+        );
         out.set(res.logits.data as Float32Array, a * init.actions);
         if (ctrl[CTRL_PICK_MODE] === 0) continue;
         const c = a / init.chunkRows;

@@ -115,11 +115,14 @@ export function createPolicyNet(
   const off = observationOffsets(obs);
   const scale = featureScale(obs);
   // One entity type: slice its block, encode every entity, zero the empty slots (their features are
-  // all zero but would still encode to something), max-pool over the entities.
+  // all zero but would still encode to something), max-pool over the entities. The entities are encoded
+  // as the rows of one 2-D matrix: onnxruntime fuses a 2-D MatMul with its bias and ReLU into one Gemm
+  // (a batched 3-D MatMul keeps them as separate passes over memory: inference 22 % slower).
   const pooled = (x: nn.Tensor, at: number, count: number, feat: number, enc: nn.Layer): nn.Tensor => {
-    const block = nn.reshape(nn.slice(x, [at], [at + count * feat], [1]), [x.shape[0], count, feat]);
-    const valid = nn.slice(block, [0], [1], [2]);
-    return nn.reduceMax(nn.mul(enc(block), valid), 1);
+    const rows = nn.reshape(nn.slice(x, [at], [at + count * feat], [1]), [-1, feat]);
+    const valid = nn.slice(rows, [0], [1], [1]);
+    const encoded = nn.mul(enc(rows), valid);
+    return nn.reduceMax(nn.reshape(encoded, [-1, count, encoded.shape[1]]), 1);
   };
   return {
     params: ps,
