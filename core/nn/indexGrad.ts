@@ -8,6 +8,12 @@ import { fmtShape, isStaticShape, type Dim } from './shape.ts';
 
 /** Gradient of Gather along `axis`: dy scatter-added into zeros of data's shape at the gathered indices. */
 export function gatherGrad(data: Tensor, idx: Tensor, axis: number, dy: Tensor): Tensor {
+  // A flat table (a grid read at millions of ray samples): the flat updates added straight at the flat
+  // indices, int32 or int64 as given — the same adds in the same order as the general path below, without
+  // its index cast and expand of every entry.
+  if (axis === 0 && data.rank === 1) {
+    return o.scatterElements(o.zerosLike(data), o.reshape(idx, [-1]), o.reshape(dy, [-1]), 0, 'add');
+  }
   const idx64 = o.unsqueeze(o.cast(idx, 'int64'), -1);
   if (axis === 0) return o.scatterND(o.zerosLike(data), idx64, dy, 'add');
   // Move the gathered axis to the front, scatter, move it back.

@@ -216,6 +216,12 @@ export const GRAD_CASES: GradCase[] = [
     fn: (g, x) => o.gather(x.w, i64(g, [0, 4, 4, 2], [2, 2]), 0),
   },
   {
+    // A flat table read at int32 indices, repeated, in a 3-D index array (the renderer's grid lookup).
+    name: 'Gather (flat table, int32 indices)',
+    inputs: { w: s(6) },
+    fn: (g, x) => o.gather(x.w, g.constant(Int32Array.of(5, 0, 5, 2, 2, 2, 1, 5), [2, 2, 2], 'int32'), 0),
+  },
+  {
     name: 'Gather (axis 1)',
     inputs: { w: s(2, 5, 3) },
     fn: (g, x) => o.gather(x.w, i64(g, [4, 1, 1], [3]), 1),
