@@ -142,10 +142,12 @@ export class RuleAgents {
       const dy0 = env.y[j] - env.y[g];
       if (Math.abs(dx0) > reach || Math.abs(dy0) > reach) continue;
       const r = rg + 0.5 * Math.hypot(env.length[j], env.width[j]) + cfg.marginM;
-      // Already overlapping and moving apart is fine; approaching within r is not.
+      // Moving apart (or keeping the distance) never brings them closer than now, even if already within r
+      // (a group walking together); approaching within r is not fine.
       const rvx = env.vx[j] - vx;
       const rvy = env.vy[j] - vy;
-      if (dx0 * rvx + dy0 * rvy >= 0 && dx0 * dx0 + dy0 * dy0 >= r * r) continue;
+      if (dx0 * rvx + dy0 * rvy >= 0) continue;
+      if (dx0 * dx0 + dy0 * dy0 < r * r) return false;
       for (let tau = cfg.stepS; tau <= cfg.horizonS + 1e-9; tau += cfg.stepS) {
         const dx = dx0 + rvx * tau;
         const dy = dy0 + rvy * tau;

@@ -102,6 +102,31 @@ describe('rule agents', () => {
     expect(ruled.gap).toBeGreaterThan(0.6); // more than the two half-diagonals apart
     expect(ruled.parkedMoved).toBe(0);
   });
+
+  it('let walkers who start within reach of each other walk on together', () => {
+    // A group: two walkers side by side 0.7 m apart (closer than their radii and margin), same velocity.
+    const s = straightRoadScenario({ numAgents: 3, numSteps: 81 });
+    for (const r of [1, 2]) {
+      s.agents.types[r] = 'pedestrian';
+      s.agents.length[r] = s.agents.width[r] = 0.6;
+    }
+    track(s, 0, 30, 0, 10, 0);
+    track(s, 1, 100, 8, 1.4, 0);
+    track(s, 2, 100, 8.7, 1.4, 0);
+    const env = new SimEnv(controlAllPresent([s]));
+    env.reset();
+    const rules = new RuleAgents(1);
+    rules.reset(env);
+    const x0 = [env.x[1], env.x[2]];
+    const t0 = env.stepCount;
+    while (!env.done) {
+      rules.act(env);
+      env.step();
+    }
+    const walkedM = 1.4 * (env.stepCount - t0) * env.dtS;
+    for (const g of [1, 2]) expect(env.x[g] - x0[g - 1]).toBeGreaterThan(0.9 * walkedM);
+    expect(Math.abs(env.y[2] - env.y[1] - 0.7)).toBeLessThan(0.05); // still side by side
+  });
 });
 
 // A tiny network, so the test runs in seconds.
