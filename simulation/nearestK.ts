@@ -77,6 +77,9 @@ function ringOrder(reach: number, cellM: number): RingOrder {
   return { index, ox, oy, restMin };
 }
 
+/** Hashed static windows a GridWindow keeps (each 2 × (2·reach + 1)² ints: 648 bytes at reach 4). */
+export const WINDOW_CACHE_LIMIT = 16_384;
+
 /** bucketAt: the cell is skipped (visited already, or beyond the bound). */
 export const CELL_SKIPPED = -1;
 /** bucketAt: this cell and every later one lie beyond the bound — the query is complete. */
@@ -94,7 +97,12 @@ export class GridWindow {
   private first = new Int32Array(0);
   private query = 0;
   private orders = new Map<number, RingOrder>();
-  private cellBucket = new Int32Array(0);
+  /** The window in use: each cell's bucket (scan order), then the first scan index of that bucket. */
+  private cellInfo: Int32Array = new Int32Array(0);
+  private scratch: Int32Array = new Int32Array(0);
+  /** Hashed windows of static grids by centre cell and reach (a map's grid never changes). */
+  private windows = new WeakMap<object, Map<number, Int32Array>>();
+  private windowCount = 0;
   private order: RingOrder = ringOrder(0, 1);
   /** Cells in the window. */
   cells = 0;
@@ -107,10 +115,14 @@ export class GridWindow {
   private cellM = 1;
   private stride = 0;
 
+  /** `cacheLimit`: hashed static windows kept before all are dropped. */
+  constructor(readonly cacheLimit = WINDOW_CACHE_LIMIT) {}
+
   /**
    * Start a query at (x, y) in cell (cx, cy) (as the grid computes it) of `cellM` metres, `reach` cells
    * each way, over a grid whose bucket of a cell is cellHash(cx, cy, salt) & mask; `items` is its item
-   * count (the tie keys' stride).
+   * count (the tie keys' stride). A grid that never changes passes itself as `unchanging`: its hashed
+   * windows are kept (up to `cacheLimit`) for the next query in the same cell.
    */
   begin(
     x: number,
@@ -122,6 +134,7 @@ export class GridWindow {
     mask: number,
     salt: number,
     items: number,
+    unchanging?: object,
   ): void {
     const buckets = mask + 1;
     if (this.stamp.length < buckets) {
@@ -140,26 +153,62 @@ export class GridWindow {
     this.order = order;
     const w = 2 * reach + 1;
     this.cells = w * w;
-    if (this.cellBucket.length < this.cells) this.cellBucket = new Int32Array(this.cells);
     this.x = x;
     this.y = y;
     this.cx = cx;
     this.cy = cy;
     this.cellM = cellM;
     this.stride = items;
+    if (!unchanging) {
+      if (this.scratch.length < 2 * this.cells) this.scratch = new Int32Array(2 * this.cells);
+      this.hashWindow(this.scratch, cx, cy, reach, mask, salt);
+      this.cellInfo = this.scratch;
+      return;
+    }
+    let byCell = this.windows.get(unchanging);
+    if (!byCell) this.windows.set(unchanging, (byCell = new Map()));
+    // Cells within ±2^19 of the origin and reach < 64 make a unique key below 2^53.
+    const cell = ((cx + 524_288) * 1_048_576 + (cy + 524_288)) * 64 + reach;
+    let info = byCell.get(cell);
+    if (!info) {
+      if (this.windowCount >= this.cacheLimit) {
+        this.windows = new WeakMap();
+        this.windowCount = 0;
+        this.windows.set(unchanging, (byCell = new Map()));
+      }
+      info = new Int32Array(2 * this.cells);
+      this.hashWindow(info, cx, cy, reach, mask, salt);
+      byCell.set(cell, info);
+      this.windowCount++;
+    }
+    this.cellInfo = info;
+  }
+
+  /** Each window cell's bucket in scan order, then the scan index where that bucket first appears. */
+  private hashWindow(
+    info: Int32Array,
+    cx: number,
+    cy: number,
+    reach: number,
+    mask: number,
+    salt: number,
+  ): void {
     const seen = 2 * this.query;
     const stamp = this.stamp;
+    const first = this.first;
+    const cells = this.cells;
     let i = 0;
     for (let ox = -reach; ox <= reach; ox++) {
       for (let oy = -reach; oy <= reach; oy++, i++) {
         const b = hashOf(cx + ox, cy + oy, salt) & mask;
-        this.cellBucket[i] = b;
+        info[i] = b;
         if (stamp[b] < seen) {
           stamp[b] = seen;
-          this.first[b] = i;
+          first[b] = i;
         }
       }
     }
+    for (let j = 0; j < cells; j++) info[cells + j] = first[info[j]];
   }
 
   bucketAt(k: number, bound: number): number {
@@ -182,11 +231,12 @@ export class GridWindow {
     const gx = dx > 0 ? dx : 0;
     const gy = dy > 0 ? dy : 0;
     if (gx * gx + gy * gy > bound) return CELL_SKIPPED;
-    const b = this.cellBucket[order.index[k]];
+    const i = order.index[k];
+    const b = this.cellInfo[i];
     const visited = 2 * this.query + 1;
     if (this.stamp[b] === visited) return CELL_SKIPPED;
     this.stamp[b] = visited;
-    this.tieBase = this.first[b] * this.stride;
+    this.tieBase = this.cellInfo[this.cells + i] * this.stride;
     return b;
   }
 }
@@ -217,6 +267,7 @@ export function nearestInStaticGrid(
     g.mask,
     0,
     g.items.length,
+    g,
   );
   for (let k = 0; k < win.cells; k++) {
     const b = win.bucketAt(k, near.bound(r2));
