@@ -2,7 +2,7 @@
 // summing broadcast axes back, masking and swapping the last two axes, with errors naming the node.
 import type { Node, Tensor } from './graph.ts';
 import * as o from './ops/index.ts';
-import { ShapeError, type Dim } from './shape.ts';
+import { broadcastShapes, ShapeError, type Dim } from './shape.ts';
 
 export function intAttr(n: Node, name: string, dflt: number): number {
   const a = n.attrs[name];
@@ -59,6 +59,22 @@ export function unbroadcast(dy: Tensor, like: Tensor): Tensor {
   // Symbolic dims may hide broadcasting that shape inference could not see.
   if (r.rank !== like.rank) return o.reshapeLike(r, like);
   return r;
+}
+
+/**
+ * `dy · other` where dy may be an Expand (the gradient of a sum broadcast back over what it summed):
+ * multiplied before the expand when `other` broadcasts it to the same shape, the product is the
+ * same values without the expanded copy (the renderer's Σ over 8 trilinear corners: [rays, samples, 8]).
+ */
+export function mulGrad(dy: Tensor, other: Tensor): Tensor {
+  const s = dy.source;
+  if (s.kind === 'node' && s.node.op === 'Expand') {
+    const x = s.node.inputs[0]!;
+    // Named dims are one size wherever they appear, so equal shapes (numbers or names) are equal at run time.
+    const shape = broadcastShapes('Mul', [x.shape, other.shape]);
+    if (shape.length === dy.rank && shape.every((d, i) => d === dy.shape[i])) return o.mul(x, other);
+  }
+  return o.mul(dy, other);
 }
 
 /**

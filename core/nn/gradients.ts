@@ -19,6 +19,7 @@ import {
   intAttr,
   intsAttr,
   masked,
+  mulGrad,
   mT,
   staticDim,
   stringAttr,
@@ -91,7 +92,7 @@ export const GRAD_RULES: Record<string, GradRule> = {
   Mul: (c) => {
     const [a, b] = c.x as Tensor[];
     const dy = c.dy[0]!;
-    return [c.needs[0] ? unb(c, 0, o.mul(dy, b)) : null, c.needs[1] ? unb(c, 1, o.mul(dy, a)) : null];
+    return [c.needs[0] ? unb(c, 0, mulGrad(dy, b)) : null, c.needs[1] ? unb(c, 1, mulGrad(dy, a)) : null];
   },
   Div: (c) => {
     const b = c.x[1]!;

@@ -258,6 +258,12 @@ export const GRAD_CASES: GradCase[] = [
     float32: 'OneHot has no float64-valued kernel',
   },
   // reductions and scans
+  {
+    // The product's gradient is formed before the sum's expand (gradHelpers.mulGrad), operands broadcast.
+    name: 'ReduceSum of a product (weights broadcast)',
+    inputs: { a: s(2, 3, 4), b: s(3, 4) },
+    fn: (_, x) => o.reduceSum(o.mul(x.a, x.b), [2]),
+  },
   { name: 'ReduceSum', inputs: { a: s(2, 3, 4) }, fn: (_, x) => o.reduceSum(x.a, [0, 2]) },
   { name: 'ReduceMean (keepdims)', inputs: { a: s(2, 3, 4) }, fn: (_, x) => o.reduceMean(x.a, 1, true) },
   { name: 'ReduceMax', inputs: { a: s(3, 5) }, fn: (_, x) => o.reduceMax(x.a, -1) },
