@@ -18,6 +18,11 @@ export interface RuleAgentsConfig {
   sidestepRad: readonly number[];
   /** Per-rollout spread of a walker's speed (log-normal σ), so that rollouts differ. */
   speedLogStd: number;
+  /**
+   * A walker turns to face the way it is heading at most this fast, rad/s (a person turns about 90° a
+   * second while walking); sidesteps, taken for a step and dropped the next, do not turn it.
+   */
+  turnRateRadPerS: number;
 }
 
 export const DEFAULT_RULE_AGENTS: RuleAgentsConfig = {
@@ -28,6 +33,7 @@ export const DEFAULT_RULE_AGENTS: RuleAgentsConfig = {
   marginM: 0.3,
   sidestepRad: [0.35, 0.7],
   speedLogStd: 0.05,
+  turnRateRadPerS: 1.5,
 };
 
 /**
@@ -107,8 +113,15 @@ export class RuleAgents {
       const [wx, wy] = this.walk(env, g);
       env.actions[o] = wx * dt;
       env.actions[o + 1] = wy * dt;
-      // A walker faces where it goes.
-      if (wx * wx + wy * wy > 0.01) env.actions[o + 2] = wrap(Math.atan2(wy, wx) - env.yaw[g]);
+      // A walker faces the way it is heading, not each step's sidestep, and turns no faster than a
+      // person would.
+      const hx = this.vx[g];
+      const hy = this.vy[g];
+      if (hx * hx + hy * hy > 0.01) {
+        const maxTurn = this.cfg.turnRateRadPerS * dt;
+        const turn = wrap(Math.atan2(hy, hx) - env.yaw[g]);
+        env.actions[o + 2] = Math.max(-maxTurn, Math.min(maxTurn, turn));
+      }
     }
   }
 

@@ -103,6 +103,38 @@ describe('rule agents', () => {
     expect(ruled.parkedMoved).toBe(0);
   });
 
+  it('turn walkers no faster than a person, and not to each sidestep', () => {
+    // Two walkers head-on: they sidestep around each other, facing the way they walk.
+    const s = straightRoadScenario({ numAgents: 3, numSteps: 81 });
+    for (const r of [1, 2]) {
+      s.agents.types[r] = 'pedestrian';
+      s.agents.length[r] = s.agents.width[r] = 0.6;
+    }
+    track(s, 0, 30, 0, 10, 0);
+    track(s, 1, 100, 8, 1.4, 0);
+    track(s, 2, 110.8, 8, -1.4, 0);
+    const env = new SimEnv(controlAllPresent([s]));
+    env.reset();
+    const rules = new RuleAgents(1);
+    rules.reset(env);
+    let worstTurn = 0;
+    let sidestepped = 0;
+    while (!env.done) {
+      const yaw = [env.yaw[1], env.yaw[2]];
+      const y = [env.y[1], env.y[2]];
+      rules.act(env);
+      env.step();
+      for (const g of [1, 2]) {
+        const d = Math.abs(Math.atan2(Math.sin(env.yaw[g] - yaw[g - 1]), Math.cos(env.yaw[g] - yaw[g - 1])));
+        worstTurn = Math.max(worstTurn, d / env.dtS);
+        if (Math.abs(env.y[g] - y[g - 1]) > 1e-6) sidestepped++;
+      }
+    }
+    expect(sidestepped).toBeGreaterThan(0); // they did step aside
+    expect(worstTurn).toBeLessThanOrEqual(rules.cfg.turnRateRadPerS + 1e-9);
+    expect(Math.abs(env.yaw[1])).toBeLessThan(1e-9); // still facing the way it walks (+x)
+  });
+
   it('let walkers who start within reach of each other walk on together', () => {
     // A group: two walkers side by side 0.7 m apart (closer than their radii and margin), same velocity.
     const s = straightRoadScenario({ numAgents: 3, numSteps: 81 });
