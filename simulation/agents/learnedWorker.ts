@@ -2,14 +2,7 @@
 // batched request at a time through shared memory, so the simulator's synchronous step can wait on it.
 import { workerData } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
-import {
-  CHUNK,
-  CTRL_PICK_MODE,
-  CTRL_POSTED,
-  type PickBuffers,
-  pickChunk,
-  pickReadyChunks,
-} from './chunkPicking.ts';
+import { CHUNK, CTRL_PICK_MODE, CTRL_POSTED, type PickBuffers, pickChunk } from './chunkPicking.ts';
 
 interface Init {
   model: Uint8Array;
