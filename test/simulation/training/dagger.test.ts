@@ -103,8 +103,8 @@ describe('rule agents', () => {
     expect(ruled.parkedMoved).toBe(0);
   });
 
-  it('turn walkers no faster than a person, and not to each sidestep', () => {
-    // Two walkers head-on: they sidestep around each other, facing the way they walk.
+  /** A car and two walkers: the first at (100, 8) walking +x at 1.4 m/s, the second as given; rules reset. */
+  const twoWalkers = (x: number, y: number, vx: number) => {
     const s = straightRoadScenario({ numAgents: 3, numSteps: 81 });
     for (const r of [1, 2]) {
       s.agents.types[r] = 'pedestrian';
@@ -112,11 +112,17 @@ describe('rule agents', () => {
     }
     track(s, 0, 30, 0, 10, 0);
     track(s, 1, 100, 8, 1.4, 0);
-    track(s, 2, 110.8, 8, -1.4, 0);
+    track(s, 2, x, y, vx, 0);
     const env = new SimEnv(controlAllPresent([s]));
     env.reset();
     const rules = new RuleAgents(1);
     rules.reset(env);
+    return { env, rules };
+  };
+
+  it('turn walkers no faster than a person, and not to each sidestep', () => {
+    // Two walkers head-on: they sidestep around each other, facing the way they walk.
+    const { env, rules } = twoWalkers(110.8, 8, -1.4);
     let worstTurn = 0;
     let sidestepped = 0;
     while (!env.done) {
@@ -137,18 +143,7 @@ describe('rule agents', () => {
 
   it('let walkers who start within reach of each other walk on together', () => {
     // A group: two walkers side by side 0.7 m apart (closer than their radii and margin), same velocity.
-    const s = straightRoadScenario({ numAgents: 3, numSteps: 81 });
-    for (const r of [1, 2]) {
-      s.agents.types[r] = 'pedestrian';
-      s.agents.length[r] = s.agents.width[r] = 0.6;
-    }
-    track(s, 0, 30, 0, 10, 0);
-    track(s, 1, 100, 8, 1.4, 0);
-    track(s, 2, 100, 8.7, 1.4, 0);
-    const env = new SimEnv(controlAllPresent([s]));
-    env.reset();
-    const rules = new RuleAgents(1);
-    rules.reset(env);
+    const { env, rules } = twoWalkers(100, 8.7, 1.4);
     const x0 = [env.x[1], env.x[2]];
     const t0 = env.stepCount;
     while (!env.done) {
