@@ -295,6 +295,11 @@ export class LearnedPolicy implements Policy {
     this.temperature = opts.temperature ?? spec.temperature ?? 1;
   }
 
+  /** The agents the network drove in the last act() (global indices; a view valid until the next). */
+  get driven(): Int32Array<ArrayBufferLike> {
+    return this.agents;
+  }
+
   reset(env: SimEnv): void {
     env.setDynamics('bicycle');
     this.rules?.reset(env);
