@@ -32,6 +32,14 @@ export interface LogExpertConfig {
    */
   catchUpS: number;
   catchUpMaxMps: number;
+  /**
+   * Where the log stands (desired speed below waitSpeedMps), desire the speed it moves at next instead:
+   * IDM then still holds the agent for a leader, a yield or a light, but not for what the observation does
+   * not carry (a town's junction reservations), which taught the students to wait at a standstill where
+   * their own expert signal said go (tools/report/startHesitation.ts). Off by default.
+   */
+  startUnobservedWaits: boolean;
+  waitSpeedMps: number;
 }
 
 export const DEFAULT_LOG_EXPERT: LogExpertConfig = {
@@ -41,6 +49,8 @@ export const DEFAULT_LOG_EXPERT: LogExpertConfig = {
   trackMaxAccelMps2: 2,
   catchUpS: 0,
   catchUpMaxMps: 5,
+  startUnobservedWaits: false,
+  waitSpeedMps: 0.5,
 };
 
 /**
@@ -93,6 +103,16 @@ export class LogExpert {
       }
     }
     const now = row * T + env.currentStepOf(si);
+    if (this.cfg.startUnobservedWaits && this.idm.desired[g] < this.cfg.waitSpeedMps) {
+      for (let t = want + 1; t < T; t++) {
+        const k = row * T + t;
+        const v = a.valid[k] ? Math.hypot(a.vx[k], a.vy[k]) : 0;
+        if (v >= this.cfg.waitSpeedMps) {
+          this.idm.desired[g] = v;
+          break;
+        }
+      }
+    }
     if (this.cfg.catchUpS > 0 && a.valid[now] && this.idm.desired[g] > 0.5) {
       const ahead =
         (a.x[now] - env.x[g]) * Math.cos(env.yaw[g]) + (a.y[now] - env.y[g]) * Math.sin(env.yaw[g]);

@@ -44,6 +44,7 @@ export interface TrainAgentsCliOptions {
   betaRounds?: number;
   rlRecipe?: string;
   expertCatchUp?: number;
+  expertStartWaits?: boolean;
   progressReward?: number;
   rlTemperature?: number;
   observation?: string;
@@ -90,11 +91,21 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
   if (opts.rlRecipe !== undefined && mode !== 'ppo' && mode !== 'rtr')
     throw new InputError('--rl-recipe', 'is a PPO / RTR option: use --mode ppo or rtr');
   const full = recipe === 'full';
-  if (opts.expertCatchUp !== undefined && !full && mode !== 'dagger')
-    throw new InputError(
-      '--expert-catch-up',
-      "is the labelling expert's: use --mode dagger, or --mode rtr --rl-recipe full",
-    );
+  for (const [flag, given] of [
+    ['--expert-catch-up', opts.expertCatchUp !== undefined],
+    ['--expert-start-waits', opts.expertStartWaits === true],
+  ] as const) {
+    if (given && !full && mode !== 'dagger')
+      throw new InputError(
+        flag,
+        "is the labelling expert's: use --mode dagger, or --mode rtr --rl-recipe full",
+      );
+  }
+  const expertCfg = {
+    ...(opts.expertCatchUp !== undefined ? { catchUpS: opts.expertCatchUp } : {}),
+    ...(opts.expertStartWaits === true ? { startUnobservedWaits: true } : {}),
+  };
+  const expertGiven = Object.keys(expertCfg).length > 0;
   if (opts.progressReward !== undefined && mode !== 'ppo' && mode !== 'rtr')
     throw new InputError('--progress-reward', 'is the RL reward: use --mode ppo or rtr');
   if (opts.rlTemperature !== undefined && mode !== 'ppo' && mode !== 'rtr')
@@ -144,7 +155,7 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
         ...recipeBase,
         closedLoop: {
           ...recipeBase.closedLoop,
-          ...(opts.expertCatchUp !== undefined ? { expert: { catchUpS: opts.expertCatchUp } } : {}),
+          ...(expertGiven ? { expert: expertCfg } : {}),
           ...reward,
         },
       },
@@ -170,9 +181,7 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
         realExpert,
         ...(opts.stepsPerRound !== undefined ? { stepsPerRound: opts.stepsPerRound } : {}),
         ...(opts.betaRounds !== undefined ? { betaRounds: opts.betaRounds } : {}),
-        ...(opts.expertCatchUp !== undefined && mode === 'dagger'
-          ? { expert: { catchUpS: opts.expertCatchUp } }
-          : {}),
+        ...(expertGiven && mode === 'dagger' ? { expert: expertCfg } : {}),
       },
     },
   );
@@ -376,6 +385,10 @@ export function register(program: Command): void {
       '--expert-catch-up <s>',
       "dagger, or rtr with --rl-recipe full: the labelling expert closes the gap to the agent's logged position within s seconds (raises its desired speed by at most 5 m/s)",
       numberOption('--expert-catch-up', { min: 0.1 }),
+    )
+    .option(
+      '--expert-start-waits',
+      'dagger, or rtr with --rl-recipe full: where the log stands, the labelling expert desires the speed the log moves at next, so it waits only for a leader, a yield or a light (LogExpertConfig.startUnobservedWaits)',
     )
     .option(
       '--rl-temperature <t>',

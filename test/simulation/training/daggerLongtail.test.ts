@@ -66,6 +66,36 @@ describe('log-conditioned expert', () => {
     expect(at(2, 0)).toBeCloseTo(at(0, 0), 9);
   });
 
+  it('starts where the log waits for nothing it can see, and holds behind a standing leader', () => {
+    // The logged agent stands for its first 3 s, then drives at 8 m/s; the expert starts at the
+    // standstill with the option, and waits as the log does without it.
+    const at = (startUnobservedWaits: boolean, leader: boolean) => {
+      const raw = straightRoadScenario({ numAgents: leader ? 2 : 1, numSteps: 41, speedMps: 8, spacingM: 6 });
+      const T = raw.numSteps;
+      const back = leader && raw.agents.x[T] < raw.agents.x[0] ? 1 : 0;
+      for (let r = 0; r < raw.agents.ids.length; r++) {
+        const x0 = raw.agents.x[r * T];
+        for (let t = 0; t < T; t++) {
+          // The leader never moves; the back agent waits until step 30 (the expert looks 1 s ahead of 10).
+          const v = r === back && t >= 30 ? 8 : 0;
+          raw.agents.vx[r * T + t] = v;
+          raw.agents.x[r * T + t] = x0 + (r === back ? 8 * Math.max(0, t - 30) * raw.dtS : 0);
+        }
+      }
+      const s = withLogRoutes(controlAllPresent([raw])[0]);
+      const env = new SimEnv([s]);
+      env.reset();
+      env.setDynamics('bicycle');
+      const e = new LogExpert({ startUnobservedWaits });
+      e.reset(env);
+      e.prepare(env);
+      return e.decide(env, back).accel;
+    };
+    expect(at(false, false)).toBeLessThanOrEqual(0);
+    expect(at(true, false)).toBeGreaterThan(0.5);
+    expect(at(true, true)).toBeLessThanOrEqual(0); // a leader standing 6 m ahead still holds it
+  });
+
   it('keeps IDM braking behind a close leader', () => {
     const idm = expertAccel(0, 8, 8);
     expect(idm).toBeLessThan(0);
