@@ -42,6 +42,7 @@ export interface TrainAgentsCliOptions {
   stepsPerRound?: number;
   realExpert?: string;
   betaRounds?: number;
+  logDemoShare?: number;
   rlRecipe?: string;
   expertCatchUp?: number;
   expertStartWaits?: boolean;
@@ -83,6 +84,8 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
     );
   if (opts.realExpert !== undefined && mode !== 'dagger')
     throw new InputError('--real-expert', 'is a DAgger option: use --mode dagger');
+  if (opts.logDemoShare !== undefined && mode !== 'dagger')
+    throw new InputError('--log-demo-share', 'is a DAgger option: use --mode dagger');
   if (opts.betaRounds !== undefined && mode !== 'dagger')
     throw new InputError('--beta-rounds', 'is a DAgger option: use --mode dagger');
   const recipe = opts.rlRecipe ?? 'basic';
@@ -181,6 +184,7 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
         realExpert,
         ...(opts.stepsPerRound !== undefined ? { stepsPerRound: opts.stepsPerRound } : {}),
         ...(opts.betaRounds !== undefined ? { betaRounds: opts.betaRounds } : {}),
+        ...(opts.logDemoShare !== undefined ? { logDemoShare: opts.logDemoShare } : {}),
         ...(expertGiven && mode === 'dagger' ? { expert: expertCfg } : {}),
       },
     },
@@ -376,6 +380,11 @@ export function register(program: Command): void {
       '--beta-rounds <n>',
       `DAgger rounds over which the expert's share of executed actions falls from 1 to 0; 0 = the learner drives from the start (default: ${DEFAULT_TRAIN_AGENTS.dagger.betaRounds})`,
       intOption('--beta-rounds', 0),
+    )
+    .option(
+      '--log-demo-share <x>',
+      `dagger: share of each minibatch drawn from the logged demonstrations, the rest from the labelled rollouts (default: ${DEFAULT_TRAIN_AGENTS.dagger.logDemoShare})`,
+      numberOption('--log-demo-share', { min: 0, max: 1 }),
     )
     .option(
       '--rl-recipe <recipe>',

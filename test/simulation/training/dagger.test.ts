@@ -175,6 +175,12 @@ describe('DAgger', () => {
     await expect(runTrainAgents({ ...base, mode: 'dagger', observation: '3' })).rejects.toThrow(
       /--observation/,
     );
+    await expect(runTrainAgents({ ...base, mode: 'bc', logDemoShare: 0 })).rejects.toThrow(
+      /--log-demo-share/,
+    );
+    await expect(runTrainAgents({ ...base, mode: 'bc', expertStartWaits: true })).rejects.toThrow(
+      /--expert-start-waits/,
+    );
   });
 
   it('aggregates expert-labelled rollouts round by round and resumes with its set', async () => {
