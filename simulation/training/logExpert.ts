@@ -35,8 +35,8 @@ export interface LogExpertConfig {
   /**
    * Where the log stands (desired speed below waitSpeedMps), desire the speed it moves at next instead:
    * IDM then still holds the agent for a leader, a yield or a light, but not for what the observation does
-   * not carry (a town's junction reservations), which taught the students to wait at a standstill where
-   * their own expert signal said go (tools/report/startHesitation.ts). Off by default.
+   * not carry (a town's junction reservations). Off by default: tried against the students' waits at a
+   * standstill (tools/report/startHesitation.ts), it did not reduce them and slowed the students.
    */
   startUnobservedWaits: boolean;
   waitSpeedMps: number;
