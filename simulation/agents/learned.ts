@@ -11,7 +11,14 @@ import { type ObservationConfig, Observer, observationSize } from '../observatio
 import { ActionBins, type ActionBinsConfig } from '../training/actionBins.ts';
 import { actionBase, drivenAgents, writeActions } from '../training/policyStep.ts';
 import { agentKey } from './agentNoise.ts';
-import { allPicked, CTRL_PICK_MODE, CTRL_POSTED, type PickBuffers, pickReadyChunks } from './chunkPicking.ts';
+import {
+  allPicked,
+  CTRL_PICK_MODE,
+  CTRL_POSTED,
+  CTRL_STEP,
+  type PickBuffers,
+  pickReadyChunks,
+} from './chunkPicking.ts';
 import type { Policy } from './policy.ts';
 import { RuleAgents } from './ruleAgents.ts';
 
@@ -203,7 +210,7 @@ export class SyncInference {
     if (pick) {
       this.picks!.chunks.fill(0, 0, Math.ceil(n / this.chunkRows));
       for (let q = 0; q < n; q++) this.keyBuf[q] = pick.keys[q];
-      this.ctrl[4] = pick.step;
+      this.ctrl[CTRL_STEP] = pick.step;
       this.temperatureBuf[0] = pick.temperature ?? 1;
     }
     Atomics.store(this.ctrl, 2, 0);

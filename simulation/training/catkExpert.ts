@@ -1,6 +1,6 @@
 // CAT-K relabelling for real logs (Zhang et al., "Closed-loop supervised fine-tuning of tokenized traffic
 // models", CVPR 2025): among the policy's top-K actions, the one whose next state stays closest to the log.
-import { ACTION_STRIDE, type SimEnv } from '../env.ts';
+import type { SimEnv } from '../env.ts';
 import { bicycleStep } from '../dynamics/bicycle.ts';
 import { boxesOverlap } from '../metrics/collision.ts';
 import type { ActionBins } from './actionBins.ts';
@@ -173,18 +173,4 @@ function overlapsOthers(env: SimEnv, g: number, x: number, y: number, yaw: numbe
 /** Whether a scenario is a real log (no synthetic town's traffic or long-tail oracle drove it). */
 export function isRealLog(source: string): boolean {
   return source !== 'synthetic' && !source.startsWith('longtail');
-}
-
-/** Write bin b into agent g's bicycle action slots (bases: pure pursuit and IDM's acceleration, residual bins). */
-export function applyBin(
-  env: SimEnv,
-  g: number,
-  bins: ActionBins,
-  b: number,
-  baseCurvature = 0,
-  baseAccel = 0,
-): void {
-  const o = g * ACTION_STRIDE;
-  env.actions[o] = bins.accelOf(b, baseAccel);
-  env.actions[o + 1] = bins.curvatureOf(b, baseCurvature);
 }
