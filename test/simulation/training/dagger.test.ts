@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readLearnedModel, SHIPPED_AGENT_MODEL } from '../../../simulation/agents/learned.ts';
-import { RuleAgents } from '../../../simulation/agents/ruleAgents.ts';
+import { RuleAgents, type RuleAgentsConfig } from '../../../simulation/agents/ruleAgents.ts';
 import { SimEnv } from '../../../simulation/env.ts';
 import { EXPERT_SCALAR_FEATURES } from '../../../simulation/expertFeatures.ts';
 import { observationOffsets, observationSize, Observer } from '../../../simulation/observation.ts';
@@ -58,6 +58,9 @@ describe('observation version 2', () => {
   });
 });
 
+/** Rule walkers without their speed and heading walks, for the geometry. */
+const STEADY: Partial<RuleAgentsConfig> = { speedWalkPerSqrtS: 0, headingWalkRadPerSqrtS: 0 };
+
 describe('rule agents', () => {
   it('keep a parked car exactly in place and walkers from walking into each other', () => {
     const s = straightRoadScenario({ numAgents: 4, numSteps: 81 });
@@ -74,7 +77,7 @@ describe('rule agents', () => {
     const minGap = (rules: boolean) => {
       const env = new SimEnv([sc]);
       env.reset();
-      const r = new RuleAgents(1);
+      const r = new RuleAgents(1, STEADY);
       r.reset(env);
       const still = !rules ? (r.parked.fill(0), 0) : 1;
       let gap = Infinity;
@@ -104,7 +107,7 @@ describe('rule agents', () => {
   });
 
   /** A car and two walkers: the first at (100, 8) walking +x at 1.4 m/s, the second as given; rules reset. */
-  const twoWalkers = (x: number, y: number, vx: number) => {
+  const twoWalkers = (x: number, y: number, vx: number, cfg: Partial<RuleAgentsConfig> = STEADY) => {
     const s = straightRoadScenario({ numAgents: 3, numSteps: 81 });
     for (const r of [1, 2]) {
       s.agents.types[r] = 'pedestrian';
@@ -115,7 +118,7 @@ describe('rule agents', () => {
     track(s, 2, x, y, vx, 0);
     const env = new SimEnv(controlAllPresent([s]));
     env.reset();
-    const rules = new RuleAgents(1);
+    const rules = new RuleAgents(1, cfg);
     rules.reset(env);
     return { env, rules };
   };
@@ -153,6 +156,69 @@ describe('rule agents', () => {
     const walkedM = 1.4 * (env.stepCount - t0) * env.dtS;
     for (const g of [1, 2]) expect(env.x[g] - x0[g - 1]).toBeGreaterThan(0.9 * walkedM);
     expect(Math.abs(env.y[2] - env.y[1] - 0.7)).toBeLessThan(0.05); // still side by side
+  });
+
+  it('keep a group together even as its walkers drift towards each other', () => {
+    // Side by side 0.7 m apart, the second 0.3 m ahead and slower: closing in, inside their clearance.
+    const { env, rules } = twoWalkers(100.3, 8.7, 1.3);
+    const y0 = env.y[2];
+    while (!env.done) {
+      rules.act(env);
+      env.step();
+    }
+    expect(Math.abs(env.y[2] - y0)).toBeLessThan(1e-9); // no sidestep away from the group
+    // The same two walkers not in a group at the start (the second 1.5 m behind, closing in from
+    // outside the clearance) give way as strangers do.
+    const apart = twoWalkers(98.5, 8.7, 2.4);
+    let sidestepped = false;
+    while (!apart.env.done) {
+      const y = apart.env.y[2];
+      apart.rules.act(apart.env);
+      apart.env.step();
+      sidestepped ||= Math.abs(apart.env.y[2] - y) > 1e-9;
+    }
+    expect(sidestepped).toBe(true);
+  });
+
+  it('keep a bicycle that never moved, off every lane, parked', () => {
+    const s = straightRoadScenario({ numAgents: 3, numSteps: 41 });
+    s.agents.types[1] = s.agents.types[2] = 'cyclist';
+    track(s, 0, 30, 0, 10, 0);
+    track(s, 1, 60, -6, 0, 0); // in a rack beyond the road edge
+    track(s, 2, 60, 0.2, 0, 0); // waiting on its lane: not parked, the driver's own
+    const env = new SimEnv(controlAllPresent([s]));
+    env.reset();
+    const rules = new RuleAgents(1);
+    rules.reset(env);
+    expect([rules.parked[1], rules.ruled[1]]).toEqual([1, 1]);
+    expect([rules.parked[2], rules.ruled[2]]).toEqual([0, 0]);
+  });
+
+  it("let a walker's speed and heading wander from rollout to rollout, reproducibly", () => {
+    const run = (rollout: number) => {
+      const s = straightRoadScenario({ numAgents: 2, numSteps: 81 });
+      s.agents.types[1] = 'pedestrian';
+      s.agents.length[1] = s.agents.width[1] = 0.6;
+      track(s, 0, 30, 0, 10, 0);
+      track(s, 1, 100, 8, 1.4, 0);
+      const env = new SimEnv(controlAllPresent([s]), {}, [rollout]);
+      env.reset();
+      const rules = new RuleAgents(3);
+      rules.reset(env);
+      let fastestTurn = 0;
+      while (!env.done) {
+        const yaw = env.yaw[1];
+        rules.act(env);
+        env.step();
+        fastestTurn = Math.max(fastestTurn, Math.abs(env.yaw[1] - yaw) / env.dtS);
+      }
+      return { yaw: env.yaw[1], x: env.x[1], fastestTurn };
+    };
+    const runs = Array.from({ length: 8 }, (_, r) => run(r));
+    const yaws = runs.map((r) => r.yaw);
+    expect(Math.max(...yaws) - Math.min(...yaws)).toBeGreaterThan(0.02); // rollouts differ
+    for (const r of runs) expect(r.fastestTurn).toBeLessThan(0.5); // small turns, not a spin
+    expect(run(5)).toEqual(runs[5]); // the same rollout again: the same walk
   });
 });
 
