@@ -13,6 +13,13 @@ export interface RewardConfig {
    */
   progressPerM: number;
   maxGainM: number;
+  /**
+   * Once the goal lies behind the agent (along its heading) within this distance, it is reached: driving
+   * on earns and costs nothing, metres (0: never reached). The goal is the log's last position, which
+   * most town agents do not observe and which real tracks reach early; counting every metre past it as
+   * lost taught RL to stop there.
+   */
+  goalPassM: number;
 }
 
 export const DEFAULT_REWARD: RewardConfig = {
@@ -21,6 +28,7 @@ export const DEFAULT_REWARD: RewardConfig = {
   redLight: 1,
   progressPerM: 0.2,
   maxGainM: 2,
+  goalPassM: 10,
 };
 
 /** Per-step infractions of the driven agents, for the rates the trainers report. */
@@ -40,6 +48,8 @@ export class RewardTracker {
   private readonly lines: SignalLines[];
   private readonly prevX: Float64Array;
   private readonly prevY: Float64Array;
+  /** 1 once agent g has passed its goal (see goalPassM). */
+  private readonly reached: Uint8Array;
 
   constructor(
     env: SimEnv,
@@ -68,6 +78,7 @@ export class RewardTracker {
     this.lines = env.scenarios.map((s, i) => signalLines(s, env.maps[i]));
     this.prevX = Float64Array.from(env.x);
     this.prevY = Float64Array.from(env.y);
+    this.reached = new Uint8Array(n);
   }
 
   /** Remember the positions before a step (call before env.step()). */
@@ -81,10 +92,18 @@ export class RewardTracker {
     const c = this.cfg;
     for (let q = 0; q < agents.length; q++) {
       const g = agents[q];
-      const gain =
-        Math.hypot(this.goalX[g] - this.prevX[g], this.goalY[g] - this.prevY[g]) -
-        Math.hypot(this.goalX[g] - env.x[g], this.goalY[g] - env.y[g]);
-      const progress = Number.isFinite(gain) ? Math.max(-c.maxGainM, Math.min(c.maxGainM, gain)) : 0;
+      const dx = this.goalX[g] - env.x[g];
+      const dy = this.goalY[g] - env.y[g];
+      const left = Math.hypot(dx, dy);
+      const gain = Math.hypot(this.goalX[g] - this.prevX[g], this.goalY[g] - this.prevY[g]) - left;
+      const progress =
+        Number.isFinite(gain) && !this.reached[g] ? Math.max(-c.maxGainM, Math.min(c.maxGainM, gain)) : 0;
+      if (
+        c.goalPassM > 0 &&
+        left <= c.goalPassM &&
+        dx * Math.cos(env.yaw[g]) + dy * Math.sin(env.yaw[g]) <= 0
+      )
+        this.reached[g] = 1;
       const red = this.ranRed(env, g) ? 1 : 0;
       // Off-road is a vehicle infraction (as the metric rates it): pedestrians belong on the sidewalks,
       // and counting them held the RTR constraint at ~35 % whatever the policy did.

@@ -47,6 +47,7 @@ export interface TrainAgentsCliOptions {
   expertCatchUp?: number;
   expertStartWaits?: boolean;
   progressReward?: number;
+  goalPass?: number;
   rlTemperature?: number;
   observation?: string;
   steering?: string;
@@ -111,10 +112,21 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
   const expertGiven = Object.keys(expertCfg).length > 0;
   if (opts.progressReward !== undefined && mode !== 'ppo' && mode !== 'rtr')
     throw new InputError('--progress-reward', 'is the RL reward: use --mode ppo or rtr');
+  if (opts.goalPass !== undefined && mode !== 'ppo' && mode !== 'rtr')
+    throw new InputError('--goal-pass', 'is the RL reward: use --mode ppo or rtr');
   if (opts.rlTemperature !== undefined && mode !== 'ppo' && mode !== 'rtr')
     throw new InputError('--rl-temperature', "is the RL rollouts' temperature: use --mode ppo or rtr");
   const { steering, accel, heads } = actionHeads(opts, obsVersion);
-  const reward = opts.progressReward !== undefined ? { reward: { progressPerM: opts.progressReward } } : {};
+  // The goal rule goes into the metadata always: models trained before it had none (goalPassM 0).
+  const reward =
+    mode === 'ppo' || mode === 'rtr'
+      ? {
+          reward: {
+            goalPassM: opts.goalPass ?? DEFAULT_REWARD.goalPassM,
+            ...(opts.progressReward !== undefined ? { progressPerM: opts.progressReward } : {}),
+          },
+        }
+      : {};
   const recipeBase = full ? FULL_RL : DEFAULT_RL;
   const dual = {
     ...(full ? FULL_RL_DUAL : DEFAULT_TRAIN_AGENTS.dual),
@@ -408,6 +420,11 @@ export function register(program: Command): void {
       '--progress-reward <perM>',
       `ppo/rtr: reward per metre gained towards the goal, against 1 per collision, off-road or red-light step (default: ${DEFAULT_REWARD.progressPerM})`,
       numberOption('--progress-reward', { min: 0 }),
+    )
+    .option(
+      '--goal-pass <m>',
+      `ppo/rtr: a goal behind the agent within this distance is reached, and driving on past it earns and costs nothing (0: every metre away from the goal costs, as before; default: ${DEFAULT_REWARD.goalPassM})`,
+      numberOption('--goal-pass', { min: 0 }),
     )
     .option('--seed <s>', 'random seed', intOption('--seed', 0), 1)
     .option('--json', 'print the summary as one JSON line')
