@@ -117,16 +117,11 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
   if (opts.rlTemperature !== undefined && mode !== 'ppo' && mode !== 'rtr')
     throw new InputError('--rl-temperature', "is the RL rollouts' temperature: use --mode ppo or rtr");
   const { steering, accel, heads } = actionHeads(opts, obsVersion);
-  // The goal rule goes into the metadata always: models trained before it had none (goalPassM 0).
-  const reward =
-    mode === 'ppo' || mode === 'rtr'
-      ? {
-          reward: {
-            goalPassM: opts.goalPass ?? DEFAULT_REWARD.goalPassM,
-            ...(opts.progressReward !== undefined ? { progressPerM: opts.progressReward } : {}),
-          },
-        }
-      : {};
+  const rewardOver = {
+    ...(opts.progressReward !== undefined ? { progressPerM: opts.progressReward } : {}),
+    ...(opts.goalPass !== undefined ? { goalPassM: opts.goalPass } : {}),
+  };
+  const reward = Object.keys(rewardOver).length > 0 ? { reward: rewardOver } : {};
   const recipeBase = full ? FULL_RL : DEFAULT_RL;
   const dual = {
     ...(full ? FULL_RL_DUAL : DEFAULT_TRAIN_AGENTS.dual),
@@ -423,7 +418,7 @@ export function register(program: Command): void {
     )
     .option(
       '--goal-pass <m>',
-      `ppo/rtr: a goal behind the agent within this distance is reached, and driving on past it earns and costs nothing (0: every metre away from the goal costs, as before; default: ${DEFAULT_REWARD.goalPassM})`,
+      `ppo/rtr: a goal behind the agent within this distance is reached, and driving on past it earns and costs nothing (default: ${DEFAULT_REWARD.goalPassM}: never reached, every metre away from the goal costs)`,
       numberOption('--goal-pass', { min: 0 }),
     )
     .option('--seed <s>', 'random seed', intOption('--seed', 0), 1)

@@ -37,14 +37,15 @@ function progressRewards(goalPassM: number): number[] {
 
 describe('the RL progress reward', () => {
   it('pays for the metres towards the goal and nothing for driving on past it', () => {
-    const r = progressRewards(DEFAULT_REWARD.goalPassM);
+    const r = progressRewards(10);
     const perStep = DEFAULT_REWARD.progressPerM * 1; // 1 m a step at 10 m/s
     expect(r[0]).toBeCloseTo(perStep, 5);
     expect(r[20]).toBeCloseTo(perStep, 5); // 21 m driven, still short of the goal
     expect(r.slice(32)).toEqual(r.slice(32).map(() => 0)); // past it: neither gain nor loss
   });
 
-  it('with goalPassM 0 charges every metre away from the goal, as before', () => {
+  it('with goalPassM 0 (the default) charges every metre away from the goal', () => {
+    expect(DEFAULT_REWARD.goalPassM).toBe(0);
     const r = progressRewards(0);
     expect(r[40]).toBeCloseTo(-DEFAULT_REWARD.progressPerM, 5);
   });
