@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeFileAtomicSync } from '../../core/atomic.ts';
 import { InputError } from '../../core/errors.ts';
+import { checkReportFlags } from './reportFlags.ts';
 import { agentByName } from '../../simulation/agents/registry.ts';
 import { mapIndex } from '../../simulation/map/mapIndex.ts';
 import { collidedAgents } from '../../simulation/metrics/collision.ts';
@@ -190,6 +191,13 @@ export function markdownClassTable(rows: readonly ClassTableRow[]): string {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  checkReportFlags(
+    process.argv,
+    'usage: node --import tsx tools/report/agentClassTable.ts [--towns 301-310] [--rollouts N] [--metric-rollouts M]\n' +
+      '  [--agent LABEL=NAME|model.onnx|log-expert …] [--intentions straightest|head|prior|log] [--temperature T]\n' +
+      '  [--json file]',
+    ['--towns', '--rollouts', '--metric-rollouts', '--agent', '--intentions', '--temperature', '--json'],
+  );
   const arg = (name: string) => {
     const i = process.argv.indexOf(name);
     return i > 0 ? process.argv[i + 1] : undefined;

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeFileAtomicSync } from '../../core/atomic.ts';
 import { InputError } from '../../core/errors.ts';
+import { checkReportFlags } from './reportFlags.ts';
 import { createProgress } from '../../core/progress.ts';
 import { agentByName } from '../../simulation/agents/registry.ts';
 import { generateLongtail, LONGTAIL_KINDS } from '../../simulation/longtail/generate.ts';
@@ -300,6 +301,24 @@ function argValue(name: string, fallback: number): number {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  checkReportFlags(
+    process.argv,
+    'usage: npm run agents-table -- [--rollouts N] [--metric-rollouts M] [--towns K] [--longtail-count C]\n' +
+      '  [--longtail-seed S] [--real-count R] [--agent LABEL=model.onnx|folds:<json> …] [--rows LABEL,…]\n' +
+      '  [--sets WORD,…] [--json file]',
+    [
+      '--rollouts',
+      '--metric-rollouts',
+      '--towns',
+      '--longtail-count',
+      '--longtail-seed',
+      '--real-count',
+      '--agent',
+      '--rows',
+      '--sets',
+      '--json',
+    ],
+  );
   const rollouts = Math.max(1, argValue('--rollouts', DEFAULT_AGENTS_TABLE.rollouts));
   const j = process.argv.indexOf('--json');
   const json = j > 0 ? process.argv[j + 1] : undefined;
