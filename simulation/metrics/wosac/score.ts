@@ -116,18 +116,34 @@ function countBins(
 }
 
 /**
+ * Each scored agent's share of the components (to find which agents a score is lost on): per component,
+ * the sum of its log-likelihood terms and how many terms it has (0 where the component has no data).
+ */
+export interface AgentLikelihoods {
+  /** Rows into scenario.agents of the scored agents. */
+  rows: Int32Array;
+  sum: Record<WosacComponent, Float64Array>;
+  terms: Record<WosacComponent, Int32Array>;
+  /** Whether the log has the agent in a collision, and the share of rollouts that do. */
+  logCollided: Uint8Array;
+  simCollided: Float64Array;
+}
+
+/**
  * Score N rollouts of a scenario (checked with validateScenarioRollouts first). Features are
  * computed for the log and for every rollout (history from the log, future simulated and always
  * valid); each component is exp(mean log-likelihood) over the scored agents' valid steps (time
  * series) or over the scored agents (collision, off-road, red light), as the official code pools them.
  * `nearestObjectCapM` bounds the nearest-object search (default: nearestObjectCap, which changes no
- * score; Infinity measures every distance, as tests do to check that).
+ * score; Infinity measures every distance, as tests do to check that). `perAgent`, when given, receives
+ * each scored agent's terms (the score is the same).
  */
 export function scoreScenarioRollouts(
   s: Scenario,
   r: ScenarioRollouts,
   config: WosacConfig = WOSAC_2025_CONFIG,
   nearestObjectCapM: number = nearestObjectCap(config),
+  perAgent?: (a: AgentLikelihoods) => void,
 ): WosacScenarioScore {
   const F = s.numSteps;
   const H = s.currentStep + 1;
@@ -222,6 +238,21 @@ export function scoreScenarioRollouts(
 
   // Histogram likelihoods of the logged values, summed agent by agent, step by step.
   const components = {} as Record<WosacComponent, number>;
+  const agentTerms: AgentLikelihoods | null = perAgent
+    ? {
+        rows: Int32Array.from(scored, (i) => r.agentRows[i]),
+        sum: Object.fromEntries(WOSAC_COMPONENTS.map((c) => [c, new Float64Array(E)])) as Record<
+          WosacComponent,
+          Float64Array
+        >,
+        terms: Object.fromEntries(WOSAC_COMPONENTS.map((c) => [c, new Int32Array(E)])) as Record<
+          WosacComponent,
+          Int32Array
+        >,
+        logCollided: new Uint8Array(E),
+        simCollided: new Float64Array(E),
+      }
+    : null;
   HISTOGRAM_FEATURES.forEach(([name, key, maskName], fi) => {
     const h = estimates[fi];
     const logV = logF[key] as Float32Array;
@@ -231,16 +262,26 @@ export function scoreScenarioRollouts(
     let m = 0;
     for (let e = 0; e < E; e++) {
       const c0 = (fi * E + e) * bins;
+      const sum0 = sum;
+      const m0 = m;
       for (let t = 0; t < T; t++) {
         if (!mask[e * T + t]) continue;
         sum += Math.log((counts[c0 + histogramBin(h, logV[e * T + t])] + h.pseudoCount) / total);
         m += 1;
       }
+      if (agentTerms) {
+        agentTerms.sum[name][e] = sum - sum0;
+        agentTerms.terms[name][e] = m - m0;
+      }
     }
     components[name] = m > 0 ? Math.exp(sum / m) : NaN;
   });
   const noEdges = ctx.roadEdges.sx.length === 0;
-  if (noEdges) components.distanceToRoadEdge = NaN;
+  if (noEdges) {
+    components.distanceToRoadEdge = NaN;
+    agentTerms?.sum.distanceToRoadEdge.fill(0);
+    agentTerms?.terms.distanceToRoadEdge.fill(0);
+  }
 
   // Per-agent indications over the log-valid steps (red lights: vehicles only), scored as Bernoulli.
   bernoulli.forEach(([name, kind], bi) => {
@@ -251,16 +292,23 @@ export function scoreScenarioRollouts(
       return;
     }
     let sum = 0;
-    for (let e = 0; e < E; e++)
-      sum += bernoulliLogLikelihood(
-        est,
-        trues[bi * E + e],
-        N,
-        indication(logF, e, T, kind, logValid, isVehicle),
-      );
+    for (let e = 0; e < E; e++) {
+      const logTrue = indication(logF, e, T, kind, logValid, isVehicle);
+      const ll = bernoulliLogLikelihood(est, trues[bi * E + e], N, logTrue);
+      sum += ll;
+      if (agentTerms) {
+        agentTerms.sum[name][e] = ll;
+        agentTerms.terms[name][e] = 1;
+        if (kind === 'collision') {
+          agentTerms.logCollided[e] = logTrue ? 1 : 0;
+          agentTerms.simCollided[e] = trues[bi * E + e] / N;
+        }
+      }
+    }
     components[name] = Math.exp(sum / E);
   });
 
+  if (agentTerms) perAgent!(agentTerms);
   // Meta-metric: weighted sum; a component without data adds nothing and nothing is rescaled.
   let metaMetric = 0;
   for (const c of WOSAC_COMPONENTS)

@@ -19,7 +19,11 @@ import {
   type ScenarioRollouts,
   validateScenarioRollouts,
 } from '../../../../simulation/metrics/wosac/rollouts.ts';
-import { meanWosacScores, scoreScenarioRollouts } from '../../../../simulation/metrics/wosac/score.ts';
+import {
+  type AgentLikelihoods,
+  meanWosacScores,
+  scoreScenarioRollouts,
+} from '../../../../simulation/metrics/wosac/score.ts';
 import type { Scenario } from '../../../../simulation/scenario.ts';
 import { loadScenarios } from '../../../../simulation/scenarioSources.ts';
 import { describeWithSharedData, itWithSharedData } from '../../../sharedData.ts';
@@ -158,6 +162,26 @@ describe('WOSAC score', () => {
     );
     expect(r.metaMetric).toBeCloseTo(sum, 12);
     expect(r.metaMetric).toBeLessThan(0.71);
+  });
+
+  it("each scored agent's terms add up to the components, and the score is unchanged", () => {
+    const s = road();
+    // Half the rollouts stand still, half replay the log: every agent's terms differ from zero.
+    const r = standStill(s, 4);
+    const rep = logReplayRollouts(s, 4);
+    const half = r.x.length / 2;
+    for (const k of ['x', 'y', 'z', 'yaw'] as const) r[k].set(rep[k].subarray(half), half);
+    let got: AgentLikelihoods | undefined;
+    const withTerms = scoreScenarioRollouts(s, r, undefined, undefined, (t) => (got = t));
+    expect(withTerms).toEqual(scoreScenarioRollouts(s, r));
+    const t = got!;
+    expect(Array.from(t.rows)).toEqual([0, 1, 2, 3]);
+    for (const c of WOSAC_COMPONENTS) {
+      const sum = t.sum[c].reduce((p, v) => p + v, 0);
+      const n = t.terms[c].reduce((p, v) => p + v, 0);
+      expect(Math.exp(sum / n)).toBeCloseTo(withTerms.components[c], 10);
+    }
+    expect(Array.from(t.simCollided)).toEqual([0, 0, 0, 0]);
   });
 });
 
