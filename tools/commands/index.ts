@@ -91,6 +91,11 @@ export const COMMANDS: CommandSpec[] = [
     load: () => import('./trainWorldmodel.ts'),
   },
   {
+    name: 'train-ray-depth',
+    summary: 'train the learned ray-depth head: past sweeps along each future ray → its depth (4D-Occ-style rendering)',
+    load: () => import('./trainRayDepth.ts'),
+  },
+  {
     name: 'forecast',
     summary: "forecast a log's future sweeps with the world model (Arrow IPC, vehicle frame of t0)",
     load: () => import('./forecast.ts'),

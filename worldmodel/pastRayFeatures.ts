@@ -1,0 +1,187 @@
+// What the past sweeps say along one future ray: for each observed sweep placed in the future frame (newest
+// first), the nearest point in direction, the nearest and farthest range near the ray and how many points are there.
+// The inputs of the learned ray-depth head (rayDepthModel.ts), relative to the ray-trace baseline's depth.
+import type { TokenizerConfig } from './config.ts';
+import type { RayTraceDepths } from './baselines/rayTracePast.ts';
+import { regionExitM, type Rays } from './rays.ts';
+import type { SensorPoints } from './voxelize.ts';
+
+/** The search window and the feature layout (documented defaults; the model's metadata records them). */
+export const PAST_RAY_FEATURES = {
+  /** Direction bins, degrees (the ray-trace baseline's). */
+  binDeg: 0.2,
+  minElevationDeg: -60,
+  maxElevationDeg: 40,
+  /** Bins on either side of a ray's own bin searched in each sweep: 2 → a 1° × 1° window. */
+  ring: 2,
+  /** Observed sweeps described separately (newest first); fewer given: the missing ones read as empty. */
+  sweeps: 3,
+  /** Log range ratios are clipped to ±this. */
+  logClip: 3,
+};
+
+/**
+ * Per sweep: found, log ratio of the nearest-in-direction point, its angle (bins), log ratio of min and max, count,
+ * and the inverse-square-angle weighted mean log ratio (a sub-bin interpolation of a smooth surface, e.g. the road).
+ */
+const PER_SWEEP = 7;
+/**
+ * After the sweeps: the weighted mean over all of them, reference depth, ray-trace miss, elevation, region exit,
+ * ground hit and its ratio, horizon, ego shift.
+ */
+const GLOBAL = 9;
+
+export const RAY_FEATURE_COUNT = PAST_RAY_FEATURES.sweeps * PER_SWEEP + GLOBAL;
+
+const DEG = 180 / Math.PI;
+
+/** One sweep's points sorted by direction bin (rows eMin … eMax, A azimuth bins each). */
+interface DirectionBins {
+  A: number;
+  eMin: number;
+  eMax: number;
+  start: Int32Array;
+  /** ux, uy, uz, range per point in bin order. */
+  dirRange: Float32Array;
+}
+
+function binsOf(cloud: SensorPoints): DirectionBins {
+  const f = PAST_RAY_FEATURES;
+  const A = Math.round(360 / f.binDeg);
+  const E = Math.round((f.maxElevationDeg - f.minElevationDeg) / f.binDeg);
+  const n = cloud.x.length;
+  const slot = new Int32Array(n);
+  const unsorted = new Float32Array(4 * n);
+  let eMin = E;
+  let eMax = -1;
+  for (let i = 0; i < n; i++) {
+    const x = cloud.x[i];
+    const y = cloud.y[i];
+    const z = cloud.z[i];
+    const r = Math.sqrt(x * x + y * y + z * z);
+    slot[i] = -1;
+    // NaN coordinates give a NaN range and no bin.
+    if (!(r >= 1e-3)) continue;
+    const e = Math.floor((Math.asin(z / r) * DEG - f.minElevationDeg) / f.binDeg);
+    if (e < 0 || e >= E) continue;
+    const a = Math.floor((Math.atan2(y, x) * DEG + 180) / f.binDeg) % A;
+    slot[i] = e * A + a;
+    unsorted[4 * i] = x / r;
+    unsorted[4 * i + 1] = y / r;
+    unsorted[4 * i + 2] = z / r;
+    unsorted[4 * i + 3] = r;
+    if (e < eMin) eMin = e;
+    if (e > eMax) eMax = e;
+  }
+  const size = eMax >= eMin ? (eMax - eMin + 1) * A : 0;
+  const start = new Int32Array(size + 1);
+  const shift = eMin * A;
+  for (let i = 0; i < n; i++) if (slot[i] >= 0) start[slot[i] - shift + 1]++;
+  for (let b = 0; b < size; b++) start[b + 1] += start[b];
+  const fill = start.slice(0, size);
+  const dirRange = new Float32Array(4 * (size ? start[size] : 0));
+  for (let i = 0; i < n; i++) {
+    if (slot[i] < 0) continue;
+    const q = fill[slot[i] - shift]++;
+    dirRange.set(unsorted.subarray(4 * i, 4 * i + 4), 4 * q);
+  }
+  return { A, eMin, eMax, start, dirRange };
+}
+
+const clip = (v: number, c: number) => (v > c ? c : v < -c ? -c : v);
+
+/**
+ * Features [rays.count × RAY_FEATURE_COUNT] of each ray (sensor at the origin of the future frame). `sweeps` are
+ * the observed sweeps placed in that frame, sensor-relative, newest first; `rt` the ray-trace baseline over
+ * their union (its ground-fallback depth is the reference every range is a log ratio to); `horizonS` how far
+ * the frame lies after the last observed sweep; `egoShiftM` how far the sensor moved since then.
+ */
+export function pastRayFeatures(
+  cfg: TokenizerConfig,
+  sweeps: readonly SensorPoints[],
+  rays: Rays,
+  rt: RayTraceDepths,
+  ground: number,
+  horizonS: number,
+  egoShiftM: number,
+): Float32Array {
+  const f = PAST_RAY_FEATURES;
+  const F = RAY_FEATURE_COUNT;
+  const out = new Float32Array(rays.count * F);
+  const bins = sweeps.slice(0, f.sweeps).map(binsOf);
+  const R = f.ring;
+  const binRad = f.binDeg / DEG;
+  const lc = f.logClip;
+  // Angle floor of the interpolation weights: a tenth of a bin.
+  const eps2 = (0.1 * binRad) ** 2;
+  for (let k = 0; k < rays.count; k++) {
+    const dx = rays.dirX[k];
+    const dy = rays.dirY[k];
+    const dz = rays.dirZ[k];
+    const ref = Math.max(rt.ground[k], 0.1);
+    const logRef = Math.log(ref);
+    const o = k * F;
+    const e0 = Math.floor((Math.asin(Math.max(-1, Math.min(1, dz))) * DEG - f.minElevationDeg) / f.binDeg);
+    const a0 = Math.floor((Math.atan2(dy, dx) * DEG + 180) / f.binDeg);
+    let allW = 0;
+    let allWLog = 0;
+    for (let s = 0; s < f.sweeps; s++) {
+      const p = o + s * PER_SWEEP;
+      const b = bins[s];
+      let bestDot = -2;
+      let bestRange = 0;
+      let minR = Infinity;
+      let maxR = 0;
+      let count = 0;
+      let sumW = 0;
+      let sumWLog = 0;
+      if (b)
+        for (let e = Math.max(e0 - R, b.eMin); e <= Math.min(e0 + R, b.eMax); e++) {
+          const row = (e - b.eMin) * b.A;
+          for (let da = -R; da <= R; da++) {
+            const a = (((a0 + da) % b.A) + b.A) % b.A;
+            const end = b.start[row + a + 1];
+            for (let q = b.start[row + a]; q < end; q++) {
+              const dot = b.dirRange[4 * q] * dx + b.dirRange[4 * q + 1] * dy + b.dirRange[4 * q + 2] * dz;
+              const r = b.dirRange[4 * q + 3];
+              if (dot > bestDot) {
+                bestDot = dot;
+                bestRange = r;
+              }
+              if (r < minR) minR = r;
+              if (r > maxR) maxR = r;
+              count++;
+              // 1 − dot ≈ angle² / 2.
+              const wq = 1 / (2 * Math.max(0, 1 - dot) + eps2);
+              sumW += wq;
+              sumWLog += wq * Math.log(r);
+            }
+          }
+        }
+      if (count > 0) {
+        out[p] = 1;
+        out[p + 1] = clip(Math.log(bestRange) - logRef, lc);
+        out[p + 2] = Math.min(5, Math.acos(Math.min(1, bestDot)) / binRad) / 5;
+        out[p + 3] = clip(Math.log(minR) - logRef, lc);
+        out[p + 4] = clip(Math.log(maxR) - logRef, lc);
+        out[p + 5] = Math.log1p(count) / 4;
+        out[p + 6] = clip(sumWLog / sumW - logRef, lc);
+        allW += sumW;
+        allWLog += sumWLog;
+      } else out[p + 2] = 1;
+    }
+    const g = o + f.sweeps * PER_SWEEP;
+    out[g + 8] = allW > 0 ? clip(allWLog / allW - logRef, lc) : 0;
+    const exit = regionExitM(cfg, dx, dy, dz);
+    const groundHit = dz < 0 && Number.isFinite(ground) ? ground / dz : NaN;
+    out[g] = logRef - Math.log(10);
+    out[g + 1] = rt.miss[k];
+    out[g + 2] = 3 * dz;
+    out[g + 3] = clip(Math.log(exit) - logRef, lc);
+    out[g + 4] = groundHit > 0 ? 1 : 0;
+    out[g + 5] = groundHit > 0 ? clip(Math.log(groundHit) - logRef, lc) : 0;
+    out[g + 6] = horizonS / 3;
+    out[g + 7] = egoShiftM / 10;
+  }
+  return out;
+}

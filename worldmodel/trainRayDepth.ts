@@ -1,0 +1,308 @@
+// Training the ray-depth head on logs with ego poses: every (start, protocol sweep) pair gives one sample per
+// true ray (the future sweep is the label, no annotation); the last starts of each log choose the epoch.
+import fs from 'node:fs';
+import path from 'node:path';
+import * as nn from '../core/nn/index.ts';
+import { writeFileAtomic } from '../core/atomic.ts';
+import type { LogReader } from '../datasets/logstore.ts';
+import type { TokenizerConfig } from './config.ts';
+import { forecastStarts } from './forecastLog.ts';
+import { protocolOffsets, truthRays } from './forecastProtocol.ts';
+import { requirePoses } from './forecastTokens.ts';
+import { RAY_FEATURE_COUNT, PAST_RAY_FEATURES } from './pastRayFeatures.ts';
+import { regionExitM } from './rays.ts';
+import { rayDepthInputs } from './rayDepthForecast.ts';
+import {
+  DEFAULT_RAY_DEPTH_MODEL,
+  RayDepthModel,
+  type RayDepthModelConfig,
+  type RayDepthOutputs,
+  type RaySamples,
+  rayDepth,
+} from './rayDepthModel.ts';
+import { sensorOrigin } from './sweep.ts';
+import type { SensorPoints } from './voxelize.ts';
+
+export interface RayDepthTrainConfig {
+  /** Raw frames between start frames of a training log. */
+  startStride: number;
+  /** Every n-th true ray of a future sweep becomes a sample. */
+  rayStride: number;
+  /** Observed sweeps (0.2 s apart) the head sees. */
+  pastSweeps: number;
+  /** The last share of each log's starts chooses the epoch (never trained on). */
+  validationShare: number;
+  epochs: number;
+  batch: number;
+  seed: number;
+  model: Partial<RayDepthModelConfig>;
+}
+
+export const DEFAULT_RAY_DEPTH_TRAIN: RayDepthTrainConfig = {
+  startStride: 2,
+  rayStride: 16,
+  pastSweeps: 3,
+  validationShare: 0.2,
+  epochs: 40,
+  batch: 2048,
+  seed: 1,
+  model: {},
+};
+
+/** Samples with what scoring them in metres needs: the baseline's depth, the true depth, the region exit. */
+export interface TrainingRays extends RaySamples {
+  reference: Float32Array;
+  truth: Float32Array;
+  exitM: Float32Array;
+}
+
+/** Samples of the given starts of a log (both horizons' protocol sweeps that fit). */
+export async function rayDepthSamples(
+  log: LogReader,
+  cfg: TokenizerConfig,
+  starts: readonly number[],
+  c: Pick<RayDepthTrainConfig, 'rayStride' | 'pastSweeps'>,
+  onPair?: () => void,
+): Promise<TrainingRays> {
+  requirePoses(log);
+  const origin = sensorOrigin(log.meta);
+  const offsets = [...new Set([...protocolOffsets('1s', log.meta.rateHz), ...protocolOffsets('3s', log.meta.rateHz)])];
+  const cache = new Map<number, SensorPoints>();
+  const parts: TrainingRays[] = [];
+  for (const t0 of starts)
+    for (const d of offsets) {
+      const f = t0 + d;
+      if (f >= log.frameCount) continue;
+      const rays = truthRays(cfg, (await log.readFrame(f)).points, origin, c.rayStride);
+      const { features, rt } = await rayDepthInputs(log, cfg, t0, f, c.pastSweeps, rays, cache);
+      const n = rays.count;
+      const y = new Float32Array(n);
+      const w = new Float32Array(n);
+      const ref = new Float32Array(n);
+      const exitM = new Float32Array(n);
+      for (let k = 0; k < n; k++) {
+        ref[k] = Math.max(rt.ground[k], 0.1);
+        y[k] = Math.max(-3, Math.min(3, Math.log(rays.depthM[k] / ref[k])));
+        w[k] = ref[k] / 10;
+        exitM[k] = regionExitM(cfg, rays.dirX[k], rays.dirY[k], rays.dirZ[k]);
+      }
+      parts.push({ count: n, x: features, y, weight: w, reference: ref, truth: rays.depthM.slice(), exitM });
+      onPair?.();
+    }
+  return concatRays(parts);
+}
+
+function concatRays(parts: readonly TrainingRays[]): TrainingRays {
+  const n = parts.reduce((s, p) => s + p.count, 0);
+  const F = RAY_FEATURE_COUNT;
+  const out: TrainingRays = {
+    count: n,
+    x: new Float32Array(n * F),
+    y: new Float32Array(n),
+    weight: new Float32Array(n),
+    reference: new Float32Array(n),
+    truth: new Float32Array(n),
+    exitM: new Float32Array(n),
+  };
+  let o = 0;
+  for (const p of parts) {
+    out.x.set(p.x, o * F);
+    out.y.set(p.y, o);
+    out.weight.set(p.weight, o);
+    out.reference.set(p.reference, o);
+    out.truth.set(p.truth, o);
+    out.exitM.set(p.exitM, o);
+    o += p.count;
+  }
+  return out;
+}
+
+/** Mean and median |depth error| (m) over the samples. */
+export interface DepthErrors {
+  mean: number;
+  median: number;
+}
+
+function errorsOf(err: Float64Array): DepthErrors {
+  let sum = 0;
+  for (const e of err) sum += e;
+  const sorted = err.slice().sort();
+  const n = sorted.length;
+  const median = n === 0 ? 0 : n % 2 ? sorted[(n - 1) / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  return { mean: sum / Math.max(1, n), median };
+}
+
+/** The ray-trace baseline's depth errors on `s`. */
+export function baselineErrors(s: TrainingRays): DepthErrors {
+  return errorsOf(Float64Array.from(s.truth, (t, k) => Math.abs(s.reference[k] - t)));
+}
+
+/** The head's depth errors on `s` with the gate at `keepThresholdLogit` (Infinity: never keeps). */
+export function headErrors(
+  cfg: TokenizerConfig,
+  s: TrainingRays,
+  out: RayDepthOutputs,
+  keepThresholdLogit: number,
+): DepthErrors {
+  const min = cfg.render.minRangeM;
+  return errorsOf(
+    Float64Array.from(s.truth, (t, k) =>
+      Math.abs(rayDepth(min, s.exitM[k], s.reference[k], out.logRatio[k], out.keepLogit[k], keepThresholdLogit) - t),
+    ),
+  );
+}
+
+/** Gate thresholds tried on the validation starts (logits; Infinity: the gate never keeps). */
+export const KEEP_THRESHOLDS = [Infinity, 4, 3, 2, 1.5, 1, 0.5, 0, -0.5, -1, -2];
+
+/**
+ * The gate threshold: the least mean error among those whose median error is no worse than the baseline's
+ * (the gate exists to keep the baseline's exact depths), else the least median error.
+ */
+export function chooseKeepThreshold(
+  cfg: TokenizerConfig,
+  s: TrainingRays,
+  out: RayDepthOutputs,
+): { threshold: number; table: { threshold: number; mean: number; median: number }[] } {
+  const base = baselineErrors(s);
+  const table = KEEP_THRESHOLDS.map((threshold) => ({ threshold, ...headErrors(cfg, s, out, threshold) }));
+  const ok = table.filter((r) => r.median <= base.median);
+  const pick = ok.length
+    ? ok.reduce((a, b) => (b.mean < a.mean ? b : a))
+    : table.reduce((a, b) => (b.median < a.median ? b : a));
+  return { threshold: pick.threshold, table };
+}
+
+export interface RayDepthTrainInput {
+  logs: readonly { name: string; log: LogReader }[];
+  cfg: TokenizerConfig;
+  /** Run folder: checkpoint (resumed), raydepth.onnx, card.json. */
+  out: string;
+  /** Facts recorded in the card (command, folds). */
+  data: Record<string, unknown>;
+  onProgress?: (what: string, done: number, total: number, status?: string) => void;
+}
+
+export interface RayDepthTrainResult {
+  samples: { train: number; validation: number };
+  bestEpoch: number;
+  keepThresholdLogit: number;
+  validation: { model: DepthErrors; baseline: DepthErrors };
+  curve: { epoch: number; trainLoss: number; validationL1: number }[];
+  files: string[];
+}
+
+const CHECKPOINT = 'checkpoint.safetensors';
+
+export async function trainRayDepth(
+  input: RayDepthTrainInput,
+  over: Partial<RayDepthTrainConfig> = {},
+): Promise<RayDepthTrainResult> {
+  const c = { ...DEFAULT_RAY_DEPTH_TRAIN, ...over };
+  fs.mkdirSync(input.out, { recursive: true });
+  const trainParts: TrainingRays[] = [];
+  const valParts: TrainingRays[] = [];
+  const split: Record<string, { train: number[]; validation: number[] }> = {};
+  const step = (log: LogReader) => Math.max(1, Math.round(0.2 * log.meta.rateHz));
+  for (const { name, log } of input.logs) {
+    // Starts with the 1 s horizon ahead; the 3 s sweeps are added where they fit.
+    const starts = forecastStarts(log.frameCount, step(log), c.pastSweeps, protocolOffsets('1s', log.meta.rateHz).at(-1)!, c.startStride);
+    if (starts.length < 2) throw new Error(`train-ray-depth: ${log.dir} holds ${starts.length} start(s); need 2 (one to choose the epoch)`);
+    const nVal = Math.max(1, Math.round(starts.length * c.validationShare));
+    const train = starts.slice(0, starts.length - nVal);
+    const validation = starts.slice(starts.length - nVal);
+    split[name] = { train, validation };
+    let done = 0;
+    const total = starts.length * 9;
+    const tick = () => input.onProgress?.(`samples ${name}`, ++done, total);
+    trainParts.push(await rayDepthSamples(log, input.cfg, train, c, tick));
+    valParts.push(await rayDepthSamples(log, input.cfg, validation, c, tick));
+  }
+  const train = concatRays(trainParts);
+  const val = concatRays(valParts);
+  const model = await RayDepthModel.create({ ...DEFAULT_RAY_DEPTH_MODEL, seed: c.seed, ...c.model });
+  const rng = new nn.Rng(c.seed);
+  const ckpt = path.join(input.out, CHECKPOINT);
+  const baseline = baselineErrors(val).mean;
+  let startEpoch = 0;
+  let best = { epoch: 0, l1: baseline, params: null as Map<string, Float32Array> | null };
+  let curve: RayDepthTrainResult['curve'] = [];
+  if (fs.existsSync(ckpt)) {
+    const r = await nn.loadCheckpoint(ckpt, { params: model.params, optimizer: model.optimizer, rngs: { data: rng } });
+    const extra = r.extra as { curve: typeof curve; bestEpoch: number; bestL1: number; best: Record<string, number[]> | null };
+    startEpoch = r.step;
+    curve = extra.curve;
+    best = {
+      epoch: extra.bestEpoch,
+      l1: extra.bestL1,
+      params: extra.best ? new Map(Object.entries(extra.best).map(([k, v]) => [k, Float32Array.from(v)])) : null,
+    };
+  }
+  const order = Int32Array.from({ length: train.count }, (_, i) => i);
+  for (let epoch = startEpoch + 1; epoch <= c.epochs; epoch++) {
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = rng.int(i + 1);
+      [order[i], order[j]] = [order[j], order[i]];
+    }
+    let sum = 0;
+    let steps = 0;
+    for (let s = 0; s + c.batch <= order.length || (steps === 0 && s < order.length); s += c.batch) {
+      sum += await model.step(train, order.subarray(s, Math.min(order.length, s + c.batch)));
+      steps++;
+    }
+    // The epoch is chosen on the ungated head's mean error; the gate's threshold after.
+    const l1 = headErrors(input.cfg, val, await model.predict(val.x, val.count), Infinity).mean;
+    curve.push({ epoch, trainLoss: sum / steps, validationL1: l1 });
+    // Epoch 0 is the baseline itself (the head's zero): a head that never beats it is not kept.
+    if (l1 < best.l1) best = { epoch, l1, params: model.snapshot() };
+    input.onProgress?.('epochs', epoch, c.epochs, `val L1 ${l1.toFixed(3)} m (baseline ${baseline.toFixed(3)}, best ${best.epoch})`);
+    await nn.saveCheckpoint(ckpt, {
+      step: epoch,
+      params: model.params,
+      optimizer: model.optimizer,
+      rngs: { data: rng },
+      extra: {
+        curve,
+        bestEpoch: best.epoch,
+        bestL1: best.l1,
+        best: best.params ? Object.fromEntries([...best.params].map(([k, v]) => [k, Array.from(v)])) : null,
+      },
+    });
+  }
+  if (!best.params)
+    throw new Error(`train-ray-depth: no epoch beat the ray-trace baseline on the validation starts (${baseline.toFixed(3)} m); nothing written`);
+  model.restore(best.params);
+  const outputs = await model.predict(val.x, val.count);
+  const gate = chooseKeepThreshold(input.cfg, val, outputs);
+  const validation = { model: headErrors(input.cfg, val, outputs, gate.threshold), baseline: baselineErrors(val) };
+  const card = {
+    features: RAY_FEATURE_COUNT,
+    pastSweeps: c.pastSweeps,
+    // JSON has no Infinity: a gate that never keeps is recorded as a threshold no logit reaches.
+    keepThresholdLogit: Number.isFinite(gate.threshold) ? gate.threshold : 1e9,
+    gateTable: gate.table.map((r) => ({ ...r, threshold: Number.isFinite(r.threshold) ? r.threshold : 'never' })),
+    featureWindow: PAST_RAY_FEATURES,
+    grid: input.cfg.grid,
+    minRangeM: input.cfg.render.minRangeM,
+    ...input.data,
+    split,
+    config: c,
+    samples: { train: train.count, validation: val.count },
+    bestEpoch: best.epoch,
+    validation: { headL1M: validation.model, rayTraceGroundL1M: validation.baseline },
+    curve,
+  };
+  const onnx = path.join(input.out, 'raydepth.onnx');
+  const json = path.join(input.out, 'card.json');
+  await writeFileAtomic(onnx, model.onnxBytes(card));
+  await writeFileAtomic(json, `${JSON.stringify(card, null, 1)}\n`);
+  await model.dispose();
+  return {
+    samples: { train: train.count, validation: val.count },
+    bestEpoch: best.epoch,
+    keepThresholdLogit: card.keepThresholdLogit,
+    validation,
+    curve,
+    files: [onnx, json],
+  };
+}
