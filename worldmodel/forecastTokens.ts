@@ -29,7 +29,7 @@ export interface LogTokens {
   priors: Map<string, Int32Array>;
 }
 
-/** Why a log cannot be forecast: fewer than two distinct poses means the log carries none. */
+/** Why a log cannot be forecast: fewer than two distinct poses means the log carries none, unless it says it does. */
 export function requirePoses(log: LogReader): void {
   const n = log.frameCount;
   let moved = false;
@@ -39,7 +39,7 @@ export function requirePoses(log: LogReader): void {
     for (let k = 0; k < 16; k++) if (Math.abs(a[k] - b[k]) > 1e-9) moved = true;
   }
   const stated = log.meta.extra?.posesKnown;
-  if (stated === false || (!moved && n > 1))
+  if (stated === false || (stated !== true && !moved && n > 1))
     throw new InputError(
       log.dir,
       'the log has no ego poses (every frame has the same pose): forecasting needs them — estimate them with `drivekit odometry` first',

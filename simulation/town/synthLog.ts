@@ -79,6 +79,8 @@ export async function writeSyntheticLog(o: SynthOptions): Promise<SynthResult> {
     extra: {
       generator: 'drivekit synth',
       seed: o.seed,
+      // Exact poses, even where the ego never moves (a stationary recording is not a log without poses).
+      posesKnown: true,
       lidarModel: sensor.model,
       sensor: { ...sensor },
       town: { ...town.config },
