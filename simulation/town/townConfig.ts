@@ -75,6 +75,11 @@ export interface TownConfig {
   laneChangeRatePerS: number;
   /** Duration of a lane change, seconds. */
   laneChangeS: number;
+  /**
+   * Which car records the log: the one at this quantile of ground covered among the cars — 1, the most (a
+   * recording car that mostly drives, like KITTI's odometry logs); 0, the least (one that waits in a queue).
+   */
+  egoTravelQuantile: number;
 }
 
 export const DEFAULT_TOWN: TownConfig = {
@@ -125,6 +130,7 @@ export const DEFAULT_TOWN: TownConfig = {
   lateralAccelMps2: 2.0,
   laneChangeRatePerS: 0.03,
   laneChangeS: 3.5,
+  egoTravelQuantile: 1,
 };
 
 export function townConfig(over: Partial<TownConfig> = {}): TownConfig {

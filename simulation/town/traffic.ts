@@ -67,8 +67,8 @@ function spawnTraffic(world: TrafficWorld, parked: ParkedCar[], rng: Rng): Traff
   const roadLanes = lanes.filter((l) => l.kind === 'road');
   const spawn = (cls: AgentClass, role: AgentRole) =>
     spawnVehicle(state, world, roadLanes, cls, role, rSpawn, rng);
-  // Every car drives alike; afterwards the one that covered the most ground becomes the ego (a recording car
-  // that mostly drives, like KITTI's), so the ego is never a special case of the traffic model.
+  // Every car drives alike; afterwards the one that covered the most ground (or another quantile:
+  // town.egoTravelQuantile) becomes the ego, so the ego is never a special case of the traffic model.
   for (let k = 0; k < Math.max(1, town.cars); k++) spawn('car', 'vehicle');
   if (!state.vehicles.count) throw new Error('town: no room to place any car');
   for (let k = 0; k < town.vans; k++) spawn('van', 'vehicle');
@@ -76,6 +76,30 @@ function spawnTraffic(world: TrafficWorld, parked: ParkedCar[], rng: Rng): Traff
   for (let k = 0; k < town.cyclists; k++) spawn('cyclist', 'cyclist');
   spawnPedestrians(state, world, rSpawn, rng);
   return state;
+}
+
+/**
+ * The vehicle (index into `agentOf`) whose car covered the ground at quantile q among the cars (1: the most;
+ * ties to the earliest spawned). Vehicle 0 is always a car.
+ */
+export function pickEgo(
+  agentOf: Int32Array | readonly number[],
+  classes: readonly string[],
+  travelled: Float64Array,
+  q: number,
+): number {
+  if (q >= 1) {
+    // The most travelled, as it always was chosen (so default towns keep their ego bit for bit).
+    let ego = 0;
+    for (let k = 0; k < agentOf.length; k++)
+      if (classes[agentOf[k]] === 'car' && travelled[agentOf[k]] > travelled[agentOf[ego]] + 1e-9) ego = k;
+    return ego;
+  }
+  const cars: number[] = [];
+  for (let k = 0; k < agentOf.length; k++) if (classes[agentOf[k]] === 'car') cars.push(k);
+  // By ground covered, least first; the earliest spawned first on a tie.
+  cars.sort((a, b) => travelled[agentOf[a]] - travelled[agentOf[b]] || a - b);
+  return cars[Math.round(Math.max(0, q) * (cars.length - 1))];
 }
 
 export function simulateTraffic(
@@ -106,11 +130,7 @@ export function simulateTraffic(
     for (let k = 0; k < vehicles.count; k++) stepVehicle(state, world, path, k);
     for (let p = 0; p < pedestrians.count; p++) stepPedestrian(state, world, p);
   }
-  let ego = 0;
-  for (let k = 0; k < vehicles.count; k++) {
-    const i = vehicles.agent[k];
-    if (agents.classes[i] === 'car' && travelled[i] > travelled[vehicles.agent[ego]] + 1e-9) ego = k;
-  }
+  const ego = pickEgo(vehicles.agent.subarray(0, vehicles.count), agents.classes, travelled, town.egoTravelQuantile);
   const egoAgent = vehicles.agent[ego];
   agents.roles[egoAgent] = 'ego';
   const order = rowOrder(agents.roles);

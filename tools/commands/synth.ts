@@ -7,7 +7,7 @@ import { coreCount } from '../../core/workers.ts';
 import { LIDAR_MODELS, type LidarModel } from '../../simulation/lidar/beams.ts';
 import { writeSyntheticLog } from '../../simulation/town/synthLog.ts';
 import { upperMedianOfSorted } from '../../core/stats.ts';
-import { intOption } from '../numberOption.ts';
+import { intOption, numberOption } from '../numberOption.ts';
 import { addForce, addThreads, printJson, threadsInput } from '../cliOptions.ts';
 
 interface SynthCliOptions {
@@ -20,6 +20,7 @@ interface SynthCliOptions {
   azimuth?: string;
   motion: boolean;
   scenario: boolean;
+  egoTravel: string;
   force?: boolean;
   json?: boolean;
 }
@@ -46,6 +47,11 @@ export function register(program: Command): void {
     .option('--azimuth <steps>', "firing columns per revolution (default: the sensor's)")
     .option('--no-motion', 'freeze the world while the sensor spins (no rolling-shutter smear)')
     .option('--no-scenario', 'do not write the scenario (map + agent tracks) beside the log')
+    .option(
+      '--ego-travel <q>',
+      'the recording car: the one at this quantile of ground covered among the cars (1: the most, mostly driving; 0: the least, mostly waiting)',
+      '1',
+    )
     .option('--json', 'print the summary as one JSON object (snake_case keys, docs/cli.md)');
   addThreads(cmd, 'worker threads for the sweeps (default: all cores)');
   addForce(cmd, 'an existing log at --out');
@@ -66,6 +72,7 @@ export function register(program: Command): void {
           `unknown sensor '${opts.lidar}' (expected ${LIDAR_MODELS.join(', ')})`,
         );
       }
+      const egoTravelQuantile = numberOption('--ego-travel', { min: 0, max: 1 })(opts.egoTravel);
       const workers = threadsInput(opts) ?? coreCount();
       const sensor =
         opts.azimuth === undefined
@@ -80,6 +87,7 @@ export function register(program: Command): void {
         overwrite: opts.force,
         workers,
         writeScenario: opts.scenario,
+        town: { egoTravelQuantile },
         sensor: { ...sensor, motion: opts.motion },
         progress: (total) => createProgress('synth', total, { silent: opts.json, unit: 'frames' }),
       });
