@@ -43,6 +43,8 @@ interface DirectionBins {
   start: Int32Array;
   /** ux, uy, uz, range per point in bin order. */
   dirRange: Float32Array;
+  /** ln(range) per point in bin order (of the float32 range: a log per point, not per point and ray). */
+  logRange: Float64Array;
 }
 
 function binsOf(cloud: SensorPoints): DirectionBins {
@@ -79,13 +81,19 @@ function binsOf(cloud: SensorPoints): DirectionBins {
   for (let i = 0; i < n; i++) if (slot[i] >= 0) start[slot[i] - shift + 1]++;
   for (let b = 0; b < size; b++) start[b + 1] += start[b];
   const fill = start.slice(0, size);
-  const dirRange = new Float32Array(4 * (size ? start[size] : 0));
+  const m = size ? start[size] : 0;
+  const dirRange = new Float32Array(4 * m);
+  const logRange = new Float64Array(m);
   for (let i = 0; i < n; i++) {
     if (slot[i] < 0) continue;
     const q = fill[slot[i] - shift]++;
-    dirRange.set(unsorted.subarray(4 * i, 4 * i + 4), 4 * q);
+    dirRange[4 * q] = unsorted[4 * i];
+    dirRange[4 * q + 1] = unsorted[4 * i + 1];
+    dirRange[4 * q + 2] = unsorted[4 * i + 2];
+    dirRange[4 * q + 3] = unsorted[4 * i + 3];
+    logRange[q] = Math.log(dirRange[4 * q + 3]);
   }
-  return { A, eMin, eMax, start, dirRange };
+  return { A, eMin, eMax, start, dirRange, logRange };
 }
 
 const clip = (v: number, c: number) => (v > c ? c : v < -c ? -c : v);
@@ -129,41 +137,55 @@ export function pastRayFeatures(
       const p = o + s * PER_SWEEP;
       const b = bins[s];
       let bestDot = -2;
-      let bestRange = 0;
+      let bestLog = 0;
       let minR = Infinity;
       let maxR = 0;
+      let minLog = 0;
+      let maxLog = 0;
       let count = 0;
       let sumW = 0;
       let sumWLog = 0;
       if (b)
         for (let e = Math.max(e0 - R, b.eMin); e <= Math.min(e0 + R, b.eMax); e++) {
           const row = (e - b.eMin) * b.A;
-          for (let da = -R; da <= R; da++) {
-            const a = (((a0 + da) % b.A) + b.A) % b.A;
+          const dr = b.dirRange;
+          const lr = b.logRange;
+          // The window's bins of one row are one run of points unless it wraps around azimuth ±180°.
+          const wraps = a0 - R < 0 || a0 + R >= b.A;
+          for (let da = wraps ? -R : R; da <= R; da++) {
+            let a = a0 + da;
+            if (a < 0 || a >= b.A) a = ((a % b.A) + b.A) % b.A;
             const end = b.start[row + a + 1];
-            for (let q = b.start[row + a]; q < end; q++) {
-              const dot = b.dirRange[4 * q] * dx + b.dirRange[4 * q + 1] * dy + b.dirRange[4 * q + 2] * dz;
-              const r = b.dirRange[4 * q + 3];
+            for (let q = wraps ? b.start[row + a] : b.start[row + a0 - R]; q < end; q++) {
+              const dot = dr[4 * q] * dx + dr[4 * q + 1] * dy + dr[4 * q + 2] * dz;
+              const r = dr[4 * q + 3];
+              const lg = lr[q];
               if (dot > bestDot) {
                 bestDot = dot;
-                bestRange = r;
+                bestLog = lg;
               }
-              if (r < minR) minR = r;
-              if (r > maxR) maxR = r;
+              if (r < minR) {
+                minR = r;
+                minLog = lg;
+              }
+              if (r > maxR) {
+                maxR = r;
+                maxLog = lg;
+              }
               count++;
               // 1 − dot ≈ angle² / 2.
               const wq = 1 / (2 * Math.max(0, 1 - dot) + eps2);
               sumW += wq;
-              sumWLog += wq * Math.log(r);
+              sumWLog += wq * lg;
             }
           }
         }
       if (count > 0) {
         out[p] = 1;
-        out[p + 1] = clip(Math.log(bestRange) - logRef, lc);
+        out[p + 1] = clip(bestLog - logRef, lc);
         out[p + 2] = Math.min(5, Math.acos(Math.min(1, bestDot)) / binRad) / 5;
-        out[p + 3] = clip(Math.log(minR) - logRef, lc);
-        out[p + 4] = clip(Math.log(maxR) - logRef, lc);
+        out[p + 3] = clip(minLog - logRef, lc);
+        out[p + 4] = clip(maxLog - logRef, lc);
         out[p + 5] = Math.log1p(count) / 4;
         out[p + 6] = clip(sumWLog / sumW - logRef, lc);
         allW += sumW;
