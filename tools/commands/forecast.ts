@@ -7,16 +7,22 @@ import { REPO_ROOT } from '../../core/paths.ts';
 import type { HybridMisses } from '../../worldmodel/hybridRender.ts';
 import { setProgressSilent } from '../../core/progress.ts';
 import { LogReader } from '../../datasets/logstore.ts';
-import { forecastLog } from '../../worldmodel/forecastLog.ts';
+import { forecastLog, forecastStarts } from '../../worldmodel/forecastLog.ts';
+import { type Horizon, protocolOffsets } from '../../worldmodel/forecastProtocol.ts';
+import { forecastLogRayDepth } from '../../worldmodel/rayDepthForecast.ts';
+import { RayDepthHead } from '../../worldmodel/rayDepthModel.ts';
 import { writeForecastFile } from '../../worldmodel/forecastFile.ts';
 import { Forecaster } from '../../worldmodel/forecasterModel.ts';
-import { Tokenizer } from '../../worldmodel/tokenizerModel.ts';
+import { ENCODER_FILE, readTokenizerSpec, Tokenizer } from '../../worldmodel/tokenizerModel.ts';
 import { intOption, numberOption } from '../numberOption.ts';
 import { SHIPPED_TOKENIZER } from './tokenize.ts';
 import { addForce, addLogInput, logInput, printJson, refuseExisting } from '../cliOptions.ts';
 
 /** The world model shipped with drivekit (trained on synthetic logs only; see its metadata). */
 export const SHIPPED_WORLDMODEL = path.join(REPO_ROOT, 'models', 'worldmodel.onnx');
+
+/** The learned ray-depth head shipped with drivekit: fold A (kitti-raw-78 + synthetic; KITTI 0048 never seen). */
+export const SHIPPED_RAY_DEPTH = path.join(REPO_ROOT, 'models', 'raydepth-foldA', 'raydepth.onnx');
 
 interface Options {
   log: string;
@@ -36,6 +42,7 @@ interface Options {
   hybrid?: string;
   hybridMisses: string;
   pastSweeps: string;
+  rayModel?: string;
   json?: boolean;
 }
 
@@ -82,6 +89,10 @@ export function register(program: Command): void {
       "observed sweeps (0.2 s apart) the residual's or hybrid's prior aggregates",
       '3',
     )
+    .option(
+      '--ray-model <file>',
+      'forecast with a learned ray-depth head instead (drivekit train-ray-depth): the past sweeps placed in each future frame, the ray-trace baseline corrected per ray; no tokens',
+    )
     .option('--json', 'print the summary as one JSON object (snake_case keys, docs/cli.md)');
   addForce(cmd, 'an existing --out')
     .addHelpText(
@@ -117,6 +128,11 @@ export function register(program: Command): void {
               pastSweeps,
               misses: opts.hybridMisses as HybridMisses,
             };
+      if (opts.rayModel !== undefined) {
+        if (hybrid || residual) throw new InputError('--ray-model', 'give --ray-model without --residual or --hybrid');
+        await forecastWithRayModel({ ...opts, rayModel: opts.rayModel }, horizonS, stride, rayStride);
+        return;
+      }
       const log = await LogReader.open(opts.log);
       const fc = await Forecaster.load(opts.model);
       const tok = await Tokenizer.load(opts.tokenizer);
@@ -180,4 +196,46 @@ export function register(program: Command): void {
         await log.close();
       }
     });
+}
+
+/** `forecast --ray-model`: the learned ray-depth head's forecast, written like the world model's. */
+async function forecastWithRayModel(
+  opts: Options & { rayModel: string },
+  horizonS: number,
+  stride: number,
+  rayStride: number,
+): Promise<void> {
+  const horizons: Horizon[] = horizonS >= 3 ? ['1s', '3s'] : ['1s'];
+  const head = await RayDepthHead.load(opts.rayModel);
+  const log = await LogReader.open(opts.log);
+  try {
+    const cfg = readTokenizerSpec(path.join(opts.tokenizer, ENCODER_FILE)).config;
+    const step = Math.max(1, Math.round(0.2 * log.meta.rateHz));
+    const last = protocolOffsets(horizons.at(-1)!, log.meta.rateHz).at(-1)!;
+    const started = Date.now();
+    const records = await forecastLogRayDepth(log, cfg, head, {
+      starts: forecastStarts(log.frameCount, step, head.card.pastSweeps, last, stride),
+      horizons,
+      rayStride,
+      progress: !opts.json,
+    });
+    await writeForecastFile(opts.out, records, {
+      log: path.resolve(opts.log),
+      model: path.resolve(opts.rayModel),
+      ray_stride: String(rayStride),
+      name: 'ray_depth',
+      tokenizer: path.resolve(opts.tokenizer),
+      past_sweeps: String(head.card.pastSweeps),
+    });
+    const starts = [...new Set(records.map((r) => r.startFrame))];
+    const summary = { out: opts.out, starts, records: records.length, seconds: (Date.now() - started) / 1000 };
+    if (opts.json) printJson(summary);
+    else
+      process.stdout.write(
+        `forecast   ${opts.out}\nstarts     ${starts.join(', ')}\nsweeps     ${records.length} (ray-depth head), ${summary.seconds.toFixed(0)} s\n`,
+      );
+  } finally {
+    await head.dispose();
+    await log.close();
+  }
 }
