@@ -16,7 +16,9 @@ import { Forecaster } from '../../worldmodel/forecasterModel.ts';
 import type { LogTokens } from '../../worldmodel/forecastTokens.ts';
 import { drawObjective } from '../../worldmodel/maskSchedule.ts';
 import { sampleFuture } from '../../worldmodel/sampling.ts';
-import { SHIPPED_WORLDMODEL } from '../commands/forecast.ts';
+import { SHIPPED_RAY_DEPTH, SHIPPED_WORLDMODEL } from '../commands/forecast.ts';
+import { forecastLogRayDepth } from '../../worldmodel/rayDepthForecast.ts';
+import { RayDepthHead } from '../../worldmodel/rayDepthModel.ts';
 import { SHIPPED_TOKENIZER } from '../commands/tokenize.ts';
 import { realData } from '../../core/paths.ts';
 import { importLog } from '../../datasets/import.ts';
@@ -146,6 +148,31 @@ async function forecastSecondFigures(emit: (f: Figure) => void): Promise<void> {
           reps: B.reps,
           note: 'one start of KITTI 0048 to 1 s: encode, 2 sampling chunks, priors, 5 sweeps rendered along every true ray',
         });
+      }
+      if (fs.existsSync(SHIPPED_RAY_DEPTH)) {
+        // The learned ray-depth head (fold A: KITTI 0048 never trained on): no tokens, the past sweeps placed in
+        // each future frame, the ray-trace and the head's correction along every true ray.
+        const head = await RayDepthHead.load(SHIPPED_RAY_DEPTH, B.threads);
+        try {
+          let t0 = 2;
+          const ms = await timeRuns(
+            () => forecastLogRayDepth(log, tok.config, head, { starts: [(t0 += 2)], horizons: ['1s'], rayStride: 1 }),
+            B.reps,
+            B.warmup,
+          );
+          emit({
+            name: 'forecast_1s',
+            renderer: 'ray_depth',
+            ms_median: round(median(ms)),
+            ms_min: round(Math.min(...ms)),
+            sweeps: 5,
+            threads: B.threads,
+            reps: B.reps,
+            note: 'one start of KITTI 0048 to 1 s by the learned ray-depth head: 3 past sweeps placed in 5 future frames, ray-trace and head along every true ray',
+          });
+        } finally {
+          await head.dispose();
+        }
       }
     } finally {
       await fc.dispose();
