@@ -77,13 +77,20 @@ export async function forecastLogRayDepth(
 ): Promise<ForecastRecord[]> {
   requirePoses(log);
   const origin = sensorOrigin(log.meta);
-  const offsets = [...new Set(o.horizons.flatMap((h) => protocolOffsets(h, log.meta.rateHz)))].sort((a, b) => a - b);
+  const offsets = [...new Set(o.horizons.flatMap((h) => protocolOffsets(h, log.meta.rateHz)))].sort(
+    (a, b) => a - b,
+  );
   const starts = o.starts.filter((s) => s + offsets[offsets.length - 1] < log.frameCount);
   if (starts.length === 0)
-    throw new InputError(log.dir, `${log.frameCount} frames hold no start with ${o.horizons.join(' and ')} ahead`);
+    throw new InputError(
+      log.dir,
+      `${log.frameCount} frames hold no start with ${o.horizons.join(' and ')} ahead`,
+    );
   const cache = new Map<number, SensorPoints>();
   const records: ForecastRecord[] = [];
-  const bar = o.progress ? createProgress('forecast', starts.length * offsets.length, { unit: 'sweeps' }) : null;
+  const bar = o.progress
+    ? createProgress('forecast', starts.length * offsets.length, { unit: 'sweeps' })
+    : null;
   for (const t0 of starts) {
     for (const d of offsets) {
       const f = t0 + d;

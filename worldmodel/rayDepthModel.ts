@@ -14,6 +14,11 @@ import { regionExitM, type Rays } from './rays.ts';
 export interface RayDepthModelConfig {
   /** Hidden layer widths of the shared trunk (at least one). */
   hidden: readonly number[];
+  /**
+   * The gate's label: 'within' — the baseline is within keepLogRatio of the truth; 'closer' — the baseline is
+   * closer to the truth than the head's own prediction (the choice the gate makes at inference).
+   */
+  gateLabel: 'within' | 'closer';
   /** A ray's baseline counts as right (the gate's label) within this |log ratio| of the truth. */
   keepLogRatio: number;
   /** Weight of the gate's cross-entropy beside the depth loss. */
@@ -26,6 +31,7 @@ export interface RayDepthModelConfig {
 
 export const DEFAULT_RAY_DEPTH_MODEL: RayDepthModelConfig = {
   hidden: [64, 64],
+  gateLabel: 'within',
   keepLogRatio: 0.02,
   keepLossWeight: 0.5,
   lr: 2e-3,
@@ -85,7 +91,13 @@ export class RayDepthModel {
     const depthLoss = nn.reduceMean(nn.abs(nn.mul(nn.sub(out.logRatio, y), w)));
     const loss = nn.add(depthLoss, nn.mul(nn.bceWithLogits(out.keepLogit, keep), cfg.keepLossWeight));
     const optimizer = nn.adamW({ weightDecay: cfg.weightDecay });
-    const trainer = await nn.Trainer.create(g, { loss, optimizer, lr: cfg.lr, clipGradNorm: 1, threads: cfg.threads });
+    const trainer = await nn.Trainer.create(g, {
+      loss,
+      optimizer,
+      lr: cfg.lr,
+      clipGradNorm: 1,
+      threads: cfg.threads,
+    });
     const ig = new nn.Graph({ name: 'drivekit_ray_depth' });
     const io = heads(ig.input('features', ['batch', F]));
     const infer = await nn.GraphSession.create(
@@ -224,12 +236,16 @@ export class RayDepthHead {
     } catch (e) {
       throw new InputError(file, `not an ONNX model (${(e as Error).message})`);
     }
-    if (!json) throw new InputError(file, `not a drivekit ray-depth model (no '${RAY_DEPTH_METADATA_KEY}' metadata)`);
+    if (!json)
+      throw new InputError(file, `not a drivekit ray-depth model (no '${RAY_DEPTH_METADATA_KEY}' metadata)`);
     const card = JSON.parse(json) as RayDepthCard;
     if (card.format !== RAY_DEPTH_FORMAT)
       throw new InputError(file, `ray-depth format ${card.format}, expected ${RAY_DEPTH_FORMAT}`);
     if (card.features !== RAY_FEATURE_COUNT)
-      throw new InputError(file, `${card.features} features per ray, this drivekit computes ${RAY_FEATURE_COUNT}`);
+      throw new InputError(
+        file,
+        `${card.features} features per ray, this drivekit computes ${RAY_FEATURE_COUNT}`,
+      );
     return new RayDepthHead(file, card, await createSession(new Uint8Array(bytes), { threads }));
   }
 

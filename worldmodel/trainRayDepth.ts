@@ -66,7 +66,9 @@ export async function rayDepthSamples(
 ): Promise<TrainingRays> {
   requirePoses(log);
   const origin = sensorOrigin(log.meta);
-  const offsets = [...new Set([...protocolOffsets('1s', log.meta.rateHz), ...protocolOffsets('3s', log.meta.rateHz)])];
+  const offsets = [
+    ...new Set([...protocolOffsets('1s', log.meta.rateHz), ...protocolOffsets('3s', log.meta.rateHz)]),
+  ];
   const cache = new Map<number, SensorPoints>();
   const parts: TrainingRays[] = [];
   for (const t0 of starts)
@@ -147,7 +149,9 @@ export function headErrors(
   const min = cfg.render.minRangeM;
   return errorsOf(
     Float64Array.from(s.truth, (t, k) =>
-      Math.abs(rayDepth(min, s.exitM[k], s.reference[k], out.logRatio[k], out.keepLogit[k], keepThresholdLogit) - t),
+      Math.abs(
+        rayDepth(min, s.exitM[k], s.reference[k], out.logRatio[k], out.keepLogit[k], keepThresholdLogit) - t,
+      ),
     ),
   );
 }
@@ -206,8 +210,17 @@ export async function trainRayDepth(
   const step = (log: LogReader) => Math.max(1, Math.round(0.2 * log.meta.rateHz));
   for (const { name, log } of input.logs) {
     // Starts with the 1 s horizon ahead; the 3 s sweeps are added where they fit.
-    const starts = forecastStarts(log.frameCount, step(log), c.pastSweeps, protocolOffsets('1s', log.meta.rateHz).at(-1)!, c.startStride);
-    if (starts.length < 2) throw new Error(`train-ray-depth: ${log.dir} holds ${starts.length} start(s); need 2 (one to choose the epoch)`);
+    const starts = forecastStarts(
+      log.frameCount,
+      step(log),
+      c.pastSweeps,
+      protocolOffsets('1s', log.meta.rateHz).at(-1)!,
+      c.startStride,
+    );
+    if (starts.length < 2)
+      throw new Error(
+        `train-ray-depth: ${log.dir} holds ${starts.length} start(s); need 2 (one to choose the epoch)`,
+      );
     const nVal = Math.max(1, Math.round(starts.length * c.validationShare));
     const train = starts.slice(0, starts.length - nVal);
     const validation = starts.slice(starts.length - nVal);
@@ -228,14 +241,25 @@ export async function trainRayDepth(
   let best = { epoch: 0, l1: baseline, params: null as Map<string, Float32Array> | null };
   let curve: RayDepthTrainResult['curve'] = [];
   if (fs.existsSync(ckpt)) {
-    const r = await nn.loadCheckpoint(ckpt, { params: model.params, optimizer: model.optimizer, rngs: { data: rng } });
-    const extra = r.extra as { curve: typeof curve; bestEpoch: number; bestL1: number; best: Record<string, number[]> | null };
+    const r = await nn.loadCheckpoint(ckpt, {
+      params: model.params,
+      optimizer: model.optimizer,
+      rngs: { data: rng },
+    });
+    const extra = r.extra as {
+      curve: typeof curve;
+      bestEpoch: number;
+      bestL1: number;
+      best: Record<string, number[]> | null;
+    };
     startEpoch = r.step;
     curve = extra.curve;
     best = {
       epoch: extra.bestEpoch,
       l1: extra.bestL1,
-      params: extra.best ? new Map(Object.entries(extra.best).map(([k, v]) => [k, Float32Array.from(v)])) : null,
+      params: extra.best
+        ? new Map(Object.entries(extra.best).map(([k, v]) => [k, Float32Array.from(v)]))
+        : null,
     };
   }
   const order = Int32Array.from({ length: train.count }, (_, i) => i);
@@ -255,7 +279,12 @@ export async function trainRayDepth(
     curve.push({ epoch, trainLoss: sum / steps, validationL1: l1 });
     // Epoch 0 is the baseline itself (the head's zero): a head that never beats it is not kept.
     if (l1 < best.l1) best = { epoch, l1, params: model.snapshot() };
-    input.onProgress?.('epochs', epoch, c.epochs, `val L1 ${l1.toFixed(3)} m (baseline ${baseline.toFixed(3)}, best ${best.epoch})`);
+    input.onProgress?.(
+      'epochs',
+      epoch,
+      c.epochs,
+      `val L1 ${l1.toFixed(3)} m (baseline ${baseline.toFixed(3)}, best ${best.epoch})`,
+    );
     await nn.saveCheckpoint(ckpt, {
       step: epoch,
       params: model.params,
@@ -270,17 +299,25 @@ export async function trainRayDepth(
     });
   }
   if (!best.params)
-    throw new Error(`train-ray-depth: no epoch beat the ray-trace baseline on the validation starts (${baseline.toFixed(3)} m); nothing written`);
+    throw new Error(
+      `train-ray-depth: no epoch beat the ray-trace baseline on the validation starts (${baseline.toFixed(3)} m); nothing written`,
+    );
   model.restore(best.params);
   const outputs = await model.predict(val.x, val.count);
   const gate = chooseKeepThreshold(input.cfg, val, outputs);
-  const validation = { model: headErrors(input.cfg, val, outputs, gate.threshold), baseline: baselineErrors(val) };
+  const validation = {
+    model: headErrors(input.cfg, val, outputs, gate.threshold),
+    baseline: baselineErrors(val),
+  };
   const card = {
     features: RAY_FEATURE_COUNT,
     pastSweeps: c.pastSweeps,
     // JSON has no Infinity: a gate that never keeps is recorded as a threshold no logit reaches.
     keepThresholdLogit: Number.isFinite(gate.threshold) ? gate.threshold : 1e9,
-    gateTable: gate.table.map((r) => ({ ...r, threshold: Number.isFinite(r.threshold) ? r.threshold : 'never' })),
+    gateTable: gate.table.map((r) => ({
+      ...r,
+      threshold: Number.isFinite(r.threshold) ? r.threshold : 'never',
+    })),
     featureWindow: PAST_RAY_FEATURES,
     grid: input.cfg.grid,
     minRangeM: input.cfg.render.minRangeM,

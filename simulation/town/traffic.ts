@@ -130,7 +130,12 @@ export function simulateTraffic(
     for (let k = 0; k < vehicles.count; k++) stepVehicle(state, world, path, k);
     for (let p = 0; p < pedestrians.count; p++) stepPedestrian(state, world, p);
   }
-  const ego = pickEgo(vehicles.agent.subarray(0, vehicles.count), agents.classes, travelled, town.egoTravelQuantile);
+  const ego = pickEgo(
+    vehicles.agent.subarray(0, vehicles.count),
+    agents.classes,
+    travelled,
+    town.egoTravelQuantile,
+  );
   const egoAgent = vehicles.agent[ego];
   agents.roles[egoAgent] = 'ego';
   const order = rowOrder(agents.roles);

@@ -56,7 +56,11 @@ function rays(dirs: [number, number, number][], depth: number[]): Rays {
 function wall(x: number): { x: Float32Array; y: Float32Array; z: Float32Array } {
   const ys: number[] = [];
   const zs: number[] = [];
-  for (let y = -2; y <= 2; y += 0.05) for (let z = -1; z <= 1; z += 0.05) (ys.push(y), zs.push(z));
+  for (let y = -2; y <= 2; y += 0.05)
+    for (let z = -1; z <= 1; z += 0.05) {
+      ys.push(y);
+      zs.push(z);
+    }
   return { x: new Float32Array(ys.length).fill(x), y: Float32Array.from(ys), z: Float32Array.from(zs) };
 }
 
@@ -71,7 +75,11 @@ describe('past-ray features', () => {
       ],
       [10, 10],
     );
-    const agg = { x: Float32Array.of(...near.x), y: Float32Array.of(...near.y), z: Float32Array.of(...near.z) };
+    const agg = {
+      x: Float32Array.of(...near.x),
+      y: Float32Array.of(...near.y),
+      z: Float32Array.of(...near.z),
+    };
     const rt = rayTracePast(cfg, agg, r);
     const f = pastRayFeatures(cfg, [near, far], r, rt, NaN, 0.6, 3);
     expect(f.length).toBe(2 * RAY_FEATURE_COUNT);
@@ -127,7 +135,7 @@ describe('ray depth', () => {
     const model = await RayDepthModel.create({ seed: 2 });
     try {
       const rows = Int32Array.from({ length: n }, (_, i) => i);
-      for (let e = 0; e < 60; e++) await model.step(s, rows.subarray((e % 4) * 1024, (e % 4 + 1) * 1024));
+      for (let e = 0; e < 60; e++) await model.step(s, rows.subarray((e % 4) * 1024, ((e % 4) + 1) * 1024));
       const out = await model.predict(s.x, n);
       const base = baselineErrors(s);
       const gate = chooseKeepThreshold(cfg, s, out);
@@ -186,10 +194,14 @@ async function streetLog(dir: string, speedM: number, frames: number, samePoints
 describe('loading a ray-depth head', () => {
   it('names the file and what is wrong: missing, not ONNX, an ONNX model of something else', async () => {
     const d = tmp();
-    await expect(RayDepthHead.load(path.join(d, 'none.onnx'))).rejects.toThrow(/none\.onnx.*no such ray-depth model/);
+    await expect(RayDepthHead.load(path.join(d, 'none.onnx'))).rejects.toThrow(
+      /none\.onnx.*no such ray-depth model/,
+    );
     fs.writeFileSync(path.join(d, 'junk.onnx'), 'not a model');
     await expect(RayDepthHead.load(path.join(d, 'junk.onnx'))).rejects.toThrow(/junk\.onnx/);
-    await expect(RayDepthHead.load('models/intention.onnx')).rejects.toThrow(/not a drivekit ray-depth model/);
+    await expect(RayDepthHead.load('models/intention.onnx')).rejects.toThrow(
+      /not a drivekit ray-depth model/,
+    );
   });
 
   it('ships both folds with their training logs and held-out logs disjoint', async () => {
@@ -249,17 +261,27 @@ describe('training the ray-depth head on a log', () => {
     const log = await LogReader.open(dir);
     const out = path.join(tmp(), 'run');
     try {
-      const first = await trainRayDepth({ logs: [{ name: 'street', log }], cfg, out, data: {} }, { epochs: 2, rayStride: 16, batch: 256 });
+      const first = await trainRayDepth(
+        { logs: [{ name: 'street', log }], cfg, out, data: {} },
+        { epochs: 2, rayStride: 16, batch: 256 },
+      );
       expect(first.curve.map((c) => c.epoch)).toEqual([1, 2]);
       expect(first.validation.model.mean).toBeLessThan(first.validation.baseline.mean);
-      const resumed = await trainRayDepth({ logs: [{ name: 'street', log }], cfg, out, data: {} }, { epochs: 3, rayStride: 16, batch: 256 });
+      const resumed = await trainRayDepth(
+        { logs: [{ name: 'street', log }], cfg, out, data: {} },
+        { epochs: 3, rayStride: 16, batch: 256 },
+      );
       // Epochs 1–2 come from the checkpoint; only epoch 3 ran.
       expect(resumed.curve.map((c) => c.epoch)).toEqual([1, 2, 3]);
       expect(resumed.curve.slice(0, 2)).toEqual(first.curve);
       const head = await RayDepthHead.load(path.join(out, 'raydepth.onnx'));
       try {
         expect(head.card.pastSweeps).toBe(3);
-        const recs = await forecastLogRayDepth(log, cfg, head, { starts: [4], horizons: ['1s'], rayStride: 32 });
+        const recs = await forecastLogRayDepth(log, cfg, head, {
+          starts: [4],
+          horizons: ['1s'],
+          rayStride: 32,
+        });
         expect(recs.map((r) => r.targetFrame)).toEqual([6, 8, 10, 12, 14]);
         for (const r of recs) expect(r.rays).toBe('truth');
       } finally {

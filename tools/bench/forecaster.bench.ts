@@ -156,7 +156,12 @@ async function forecastSecondFigures(emit: (f: Figure) => void): Promise<void> {
         try {
           let t0 = 2;
           const ms = await timeRuns(
-            () => forecastLogRayDepth(log, tok.config, head, { starts: [(t0 += 2)], horizons: ['1s'], rayStride: 1 }),
+            () =>
+              forecastLogRayDepth(log, tok.config, head, {
+                starts: [(t0 += 2)],
+                horizons: ['1s'],
+                rayStride: 1,
+              }),
             B.reps,
             B.warmup,
           );

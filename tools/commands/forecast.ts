@@ -129,7 +129,8 @@ export function register(program: Command): void {
               misses: opts.hybridMisses as HybridMisses,
             };
       if (opts.rayModel !== undefined) {
-        if (hybrid || residual) throw new InputError('--ray-model', 'give --ray-model without --residual or --hybrid');
+        if (hybrid || residual)
+          throw new InputError('--ray-model', 'give --ray-model without --residual or --hybrid');
         await forecastWithRayModel({ ...opts, rayModel: opts.rayModel }, horizonS, stride, rayStride);
         return;
       }
@@ -228,7 +229,12 @@ async function forecastWithRayModel(
       past_sweeps: String(head.card.pastSweeps),
     });
     const starts = [...new Set(records.map((r) => r.startFrame))];
-    const summary = { out: opts.out, starts, records: records.length, seconds: (Date.now() - started) / 1000 };
+    const summary = {
+      out: opts.out,
+      starts,
+      records: records.length,
+      seconds: (Date.now() - started) / 1000,
+    };
     if (opts.json) printJson(summary);
     else
       process.stdout.write(

@@ -92,7 +92,8 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'train-ray-depth',
-    summary: 'train the learned ray-depth head: past sweeps along each future ray → its depth (4D-Occ-style rendering)',
+    summary:
+      'train the learned ray-depth head: past sweeps along each future ray → its depth (4D-Occ-style rendering)',
     load: () => import('./trainRayDepth.ts'),
   },
   {

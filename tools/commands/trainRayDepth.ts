@@ -31,7 +31,11 @@ export function register(program: Command): void {
     )
     .requiredOption('--log <dir...>', 'training logs (with poses); never the log it will be scored on')
     .requiredOption('--out <dir>', 'run folder: checkpoint (resumed when present), raydepth.onnx, card.json')
-    .option('--tokenizer <dir>', "the tokenizer whose region (grid) the rays are cut to, as eval-forecast's", SHIPPED_TOKENIZER)
+    .option(
+      '--tokenizer <dir>',
+      "the tokenizer whose region (grid) the rays are cut to, as eval-forecast's",
+      SHIPPED_TOKENIZER,
+    )
     .option('--epochs <n>', 'epochs', intOption('--epochs', 1), d.epochs)
     .option('--stride <n>', 'raw frames between training starts', intOption('--stride', 1), d.startStride)
     .option('--ray-stride <n>', 'every n-th true ray is a sample', intOption('--ray-stride', 1), d.rayStride)
@@ -47,7 +51,8 @@ export function register(program: Command): void {
       if (opts.json) setProgressSilent(true);
       const cfg = readTokenizerSpec(path.join(opts.tokenizer, ENCODER_FILE)).config;
       const logs = [];
-      for (const dir of opts.log) logs.push({ name: path.basename(path.resolve(dir)), log: await LogReader.open(dir) });
+      for (const dir of opts.log)
+        logs.push({ name: path.basename(path.resolve(dir)), log: await LogReader.open(dir) });
       const bars = new Map<string, ReturnType<typeof createProgress>>();
       try {
         const res = await trainRayDepth(
