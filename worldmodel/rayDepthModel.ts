@@ -31,7 +31,7 @@ export interface RayDepthModelConfig {
 
 export const DEFAULT_RAY_DEPTH_MODEL: RayDepthModelConfig = {
   hidden: [64, 64],
-  gateLabel: 'within',
+  gateLabel: 'closer',
   keepLogRatio: 0.02,
   keepLossWeight: 0.5,
   lr: 2e-3,
@@ -89,7 +89,12 @@ export class RayDepthModel {
     // L1 in log depth times the reference depth: L1 in metres to first order (the protocol's figure, in units of
     // the weight's 10 m), while the log keeps near and far rays on one scale.
     const depthLoss = nn.reduceMean(nn.abs(nn.mul(nn.sub(out.logRatio, y), w)));
-    const loss = nn.add(depthLoss, nn.mul(nn.bceWithLogits(out.keepLogit, keep), cfg.keepLossWeight));
+    // 'closer': the label follows the head's current prediction (no gradient flows through it).
+    const keepTarget =
+      cfg.gateLabel === 'closer'
+        ? nn.cast(nn.less(nn.abs(y), nn.abs(nn.sub(y, nn.stopGradient(out.logRatio)))), 'float32')
+        : keep;
+    const loss = nn.add(depthLoss, nn.mul(nn.bceWithLogits(out.keepLogit, keepTarget), cfg.keepLossWeight));
     const optimizer = nn.adamW({ weightDecay: cfg.weightDecay });
     const trainer = await nn.Trainer.create(g, {
       loss,

@@ -6,6 +6,8 @@ import { printJson } from '../cliOptions.ts';
 import { createProgress, setProgressSilent } from '../../core/progress.ts';
 import { LogReader } from '../../datasets/logstore.ts';
 import { DEFAULT_RAY_DEPTH_TRAIN, trainRayDepth } from '../../worldmodel/trainRayDepth.ts';
+import { InputError } from '../../core/errors.ts';
+import { DEFAULT_RAY_DEPTH_MODEL } from '../../worldmodel/rayDepthModel.ts';
 import { ENCODER_FILE, readTokenizerSpec } from '../../worldmodel/tokenizerModel.ts';
 import { intOption, numberOption } from '../numberOption.ts';
 import { SHIPPED_TOKENIZER } from './tokenize.ts';
@@ -19,6 +21,7 @@ interface Options {
   rayStride: number;
   validationShare: number;
   seed: number;
+  gateLabel: string;
   json?: boolean;
 }
 
@@ -46,9 +49,16 @@ export function register(program: Command): void {
       d.validationShare,
     )
     .option('--seed <s>', 'random seed', intOption('--seed', 0), d.seed)
+    .option(
+      '--gate-label <rule>',
+      "the gate learns where the ray-trace is 'within' 2 % of the truth, or 'closer' to it than the head",
+      DEFAULT_RAY_DEPTH_MODEL.gateLabel,
+    )
     .option('--json', 'print the summary as one JSON line')
     .action(async (opts: Options) => {
       if (opts.json) setProgressSilent(true);
+      if (opts.gateLabel !== 'within' && opts.gateLabel !== 'closer')
+        throw new InputError('--gate-label', `'${opts.gateLabel}' is not within or closer`);
       const cfg = readTokenizerSpec(path.join(opts.tokenizer, ENCODER_FILE)).config;
       const logs = [];
       for (const dir of opts.log)
@@ -77,6 +87,7 @@ export function register(program: Command): void {
             rayStride: opts.rayStride,
             validationShare: opts.validationShare,
             seed: opts.seed,
+            model: { gateLabel: opts.gateLabel },
           },
         );
         if (opts.json) printJson({ out: opts.out, ...res, curve: undefined });
