@@ -163,7 +163,7 @@ export class RayDepthModel {
   }
 
   snapshot(): Map<string, Float32Array> {
-    return new Map(this.params.list().map((p) => [p.name, Float32Array.from(p.data)]));
+    return this.params.snapshot();
   }
 
   restore(values: ReadonlyMap<string, Float32Array>): void {

@@ -69,6 +69,11 @@ export class ParamStore {
     return [...this.byName.values()];
   }
 
+  /** A copy of every parameter's values by name (e.g. the best epoch's, kept while training goes on; `load` restores it). */
+  snapshot(): Map<string, Float32Array> {
+    return new Map(this.list().map((p) => [p.name, Float32Array.from(p.data)]));
+  }
+
   /** Total number of scalar parameters. */
   count(): number {
     let n = 0;

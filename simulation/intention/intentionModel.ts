@@ -125,7 +125,7 @@ export class IntentionModel {
 
   /** Parameter values by name (a copy: the best epoch is kept while training goes on). */
   snapshot(): Map<string, Float32Array> {
-    return new Map(this.params.list().map((p) => [p.name, Float32Array.from(p.data)]));
+    return this.params.snapshot();
   }
 
   restore(values: ReadonlyMap<string, Float32Array>): void {
