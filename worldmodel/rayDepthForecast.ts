@@ -44,9 +44,10 @@ export async function rayDepthInputs(
     if (!cache.has(f)) cache.set(f, removeEgo((await log.readFrame(f)).points));
     sources.push({ points: cache.get(f)!, targetFromSource: relativePose(log.poses, target, f) });
   }
-  const agg = aggregateSweeps(sources, origin);
-  const rt = rayTracePast(cfg, agg, rays);
+  // Each sweep placed once; their union (the ray-trace's cloud) is the same points in the same order.
   const each = sources.map((s) => aggregateSweeps([s], origin));
+  const agg = concatClouds(each);
+  const rt = rayTracePast(cfg, agg, rays);
   const m = relativePose(log.poses, target, t0);
   const features = pastRayFeatures(
     cfg,
@@ -58,6 +59,20 @@ export async function rayDepthInputs(
     Math.hypot(m[3], m[7], m[11]),
   );
   return { features, rt };
+}
+
+function concatClouds(clouds: readonly SensorPoints[]): SensorPoints {
+  let n = 0;
+  for (const c of clouds) n += c.x.length;
+  const out = { x: new Float32Array(n), y: new Float32Array(n), z: new Float32Array(n) };
+  let o = 0;
+  for (const c of clouds) {
+    out.x.set(c.x, o);
+    out.y.set(c.y, o);
+    out.z.set(c.z, o);
+    o += c.x.length;
+  }
+  return out;
 }
 
 export interface RayDepthForecastOptions {
