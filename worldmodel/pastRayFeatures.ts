@@ -99,14 +99,113 @@ function binsOf(cloud: SensorPoints): DirectionBins {
 const clip = (v: number, c: number) => (v > c ? c : v < -c ? -c : v);
 
 /**
- * Features [rays.count × RAY_FEATURE_COUNT] of each ray (sensor at the origin of the future frame). `sweeps` are
- * the observed sweeps placed in that frame, sensor-relative, newest first; `rt` the ray-trace baseline over
- * their union (its ground-fallback depth is the reference every range is a log ratio to); `horizonS` how far
- * the frame lies after the last observed sweep; `egoShiftM` how far the sensor moved since then.
+ * What one observed sweep (placed in the future frame, sensor-relative) holds in each ray's window, before any
+ * reference depth: per ray `SWEEP_STATS` numbers (see `STAT`). Each sweep's stats are independent of the others
+ * and of the ray-trace, so they can be computed apart (a worker each) and joined by `pastRayFeatures`.
+ */
+export function sweepRayStats(
+  sweep: SensorPoints,
+  rays: Rays,
+  windows: Int32Array = rayWindows(rays),
+): Float64Array {
+  const f = PAST_RAY_FEATURES;
+  const out = new Float64Array(rays.count * SWEEP_STATS);
+  const b = binsOf(sweep);
+  const R = f.ring;
+  const binRad = f.binDeg / DEG;
+  // Angle floor of the interpolation weights: a tenth of a bin.
+  const eps2 = (0.1 * binRad) ** 2;
+  const dr = b.dirRange;
+  const lr = b.logRange;
+  for (let k = 0; k < rays.count; k++) {
+    const dx = rays.dirX[k];
+    const dy = rays.dirY[k];
+    const dz = rays.dirZ[k];
+    const e0 = windows[2 * k];
+    const a0 = windows[2 * k + 1];
+    let bestDot = -2;
+    let bestLog = 0;
+    let minR = Infinity;
+    let maxR = 0;
+    let minLog = 0;
+    let maxLog = 0;
+    let count = 0;
+    let sumW = 0;
+    let sumWLog = 0;
+    for (let e = Math.max(e0 - R, b.eMin); e <= Math.min(e0 + R, b.eMax); e++) {
+      const row = (e - b.eMin) * b.A;
+      // The window's bins of one row are one run of points unless it wraps around azimuth ±180°.
+      const wraps = a0 - R < 0 || a0 + R >= b.A;
+      for (let da = wraps ? -R : R; da <= R; da++) {
+        let a = a0 + da;
+        if (a < 0 || a >= b.A) a = ((a % b.A) + b.A) % b.A;
+        const end = b.start[row + a + 1];
+        for (let q = wraps ? b.start[row + a] : b.start[row + a0 - R]; q < end; q++) {
+          const dot = dr[4 * q] * dx + dr[4 * q + 1] * dy + dr[4 * q + 2] * dz;
+          const r = dr[4 * q + 3];
+          const lg = lr[q];
+          if (dot > bestDot) {
+            bestDot = dot;
+            bestLog = lg;
+          }
+          if (r < minR) {
+            minR = r;
+            minLog = lg;
+          }
+          if (r > maxR) {
+            maxR = r;
+            maxLog = lg;
+          }
+          count++;
+          // 1 − dot ≈ angle² / 2.
+          const wq = 1 / (2 * Math.max(0, 1 - dot) + eps2);
+          sumW += wq;
+          sumWLog += wq * lg;
+        }
+      }
+    }
+    const o = k * SWEEP_STATS;
+    out[o + STAT.count] = count;
+    out[o + STAT.angle] = count > 0 ? Math.min(5, Math.acos(Math.min(1, bestDot)) / binRad) / 5 : 1;
+    out[o + STAT.countFeature] = Math.log1p(count) / 4;
+    out[o + STAT.bestLog] = bestLog;
+    out[o + STAT.minLog] = minLog;
+    out[o + STAT.maxLog] = maxLog;
+    out[o + STAT.sumW] = sumW;
+    out[o + STAT.sumWLog] = sumWLog;
+  }
+  return out;
+}
+
+/** The per-ray stats of one sweep: points in the window, the nearest in direction, log ranges, weights. */
+const STAT = { count: 0, angle: 1, bestLog: 2, minLog: 3, maxLog: 4, sumW: 5, sumWLog: 6, countFeature: 7 };
+export const SWEEP_STATS = 8;
+
+/**
+ * The bin (elevation, azimuth) each ray's window is centred on, 2 per ray: the same for every sweep, so computed
+ * once per frame and handed to each sweep's `sweepRayStats`.
+ */
+export function rayWindows(rays: Rays): Int32Array {
+  const f = PAST_RAY_FEATURES;
+  const out = new Int32Array(2 * rays.count);
+  for (let k = 0; k < rays.count; k++) {
+    const dz = rays.dirZ[k];
+    out[2 * k] = Math.floor((Math.asin(Math.max(-1, Math.min(1, dz))) * DEG - f.minElevationDeg) / f.binDeg);
+    out[2 * k + 1] = Math.floor((Math.atan2(rays.dirY[k], rays.dirX[k]) * DEG + 180) / f.binDeg);
+  }
+  return out;
+}
+
+/**
+ * Features [rays.count × RAY_FEATURE_COUNT] of each ray (sensor at the origin of the future frame). `stats` are
+ * `sweepRayStats` of the observed sweeps placed in that frame, newest first (fewer than `sweeps`: the rest read
+ * as empty); `rt` the ray-trace baseline over their union (its ground-fallback depth is the reference every
+ * range is a log ratio to); `horizonS` how far the frame lies after the last observed sweep; `egoShiftM` how far
+ * the sensor moved since then.
  */
 export function pastRayFeatures(
   cfg: TokenizerConfig,
-  sweeps: readonly SensorPoints[],
+  stats: readonly Float64Array[],
   rays: Rays,
   rt: RayTraceDepths,
   ground: number,
@@ -116,12 +215,7 @@ export function pastRayFeatures(
   const f = PAST_RAY_FEATURES;
   const F = RAY_FEATURE_COUNT;
   const out = new Float32Array(rays.count * F);
-  const bins = sweeps.slice(0, f.sweeps).map(binsOf);
-  const R = f.ring;
-  const binRad = f.binDeg / DEG;
   const lc = f.logClip;
-  // Angle floor of the interpolation weights: a tenth of a bin.
-  const eps2 = (0.1 * binRad) ** 2;
   for (let k = 0; k < rays.count; k++) {
     const dx = rays.dirX[k];
     const dy = rays.dirY[k];
@@ -129,64 +223,21 @@ export function pastRayFeatures(
     const ref = Math.max(rt.ground[k], 0.1);
     const logRef = Math.log(ref);
     const o = k * F;
-    const e0 = Math.floor((Math.asin(Math.max(-1, Math.min(1, dz))) * DEG - f.minElevationDeg) / f.binDeg);
-    const a0 = Math.floor((Math.atan2(dy, dx) * DEG + 180) / f.binDeg);
     let allW = 0;
     let allWLog = 0;
     for (let s = 0; s < f.sweeps; s++) {
       const p = o + s * PER_SWEEP;
-      const b = bins[s];
-      let bestDot = -2;
-      let bestLog = 0;
-      let minR = Infinity;
-      let maxR = 0;
-      let minLog = 0;
-      let maxLog = 0;
-      let count = 0;
-      let sumW = 0;
-      let sumWLog = 0;
-      if (b)
-        for (let e = Math.max(e0 - R, b.eMin); e <= Math.min(e0 + R, b.eMax); e++) {
-          const row = (e - b.eMin) * b.A;
-          const dr = b.dirRange;
-          const lr = b.logRange;
-          // The window's bins of one row are one run of points unless it wraps around azimuth ±180°.
-          const wraps = a0 - R < 0 || a0 + R >= b.A;
-          for (let da = wraps ? -R : R; da <= R; da++) {
-            let a = a0 + da;
-            if (a < 0 || a >= b.A) a = ((a % b.A) + b.A) % b.A;
-            const end = b.start[row + a + 1];
-            for (let q = wraps ? b.start[row + a] : b.start[row + a0 - R]; q < end; q++) {
-              const dot = dr[4 * q] * dx + dr[4 * q + 1] * dy + dr[4 * q + 2] * dz;
-              const r = dr[4 * q + 3];
-              const lg = lr[q];
-              if (dot > bestDot) {
-                bestDot = dot;
-                bestLog = lg;
-              }
-              if (r < minR) {
-                minR = r;
-                minLog = lg;
-              }
-              if (r > maxR) {
-                maxR = r;
-                maxLog = lg;
-              }
-              count++;
-              // 1 − dot ≈ angle² / 2.
-              const wq = 1 / (2 * Math.max(0, 1 - dot) + eps2);
-              sumW += wq;
-              sumWLog += wq * lg;
-            }
-          }
-        }
-      if (count > 0) {
+      const st = stats[s];
+      const q = k * SWEEP_STATS;
+      if (st && st[q + STAT.count] > 0) {
+        const sumW = st[q + STAT.sumW];
+        const sumWLog = st[q + STAT.sumWLog];
         out[p] = 1;
-        out[p + 1] = clip(bestLog - logRef, lc);
-        out[p + 2] = Math.min(5, Math.acos(Math.min(1, bestDot)) / binRad) / 5;
-        out[p + 3] = clip(minLog - logRef, lc);
-        out[p + 4] = clip(maxLog - logRef, lc);
-        out[p + 5] = Math.log1p(count) / 4;
+        out[p + 1] = clip(st[q + STAT.bestLog] - logRef, lc);
+        out[p + 2] = st[q + STAT.angle];
+        out[p + 3] = clip(st[q + STAT.minLog] - logRef, lc);
+        out[p + 4] = clip(st[q + STAT.maxLog] - logRef, lc);
+        out[p + 5] = st[q + STAT.countFeature];
         out[p + 6] = clip(sumWLog / sumW - logRef, lc);
         allW += sumW;
         allWLog += sumWLog;

@@ -3,77 +3,16 @@
 import type { LogReader } from '../datasets/logstore.ts';
 import { createProgress } from '../core/progress.ts';
 import { InputError } from '../core/errors.ts';
-import { aggregateSweeps, pastFrames } from './baselines/pastSweeps.ts';
-import { groundHeightM, rayTracePast, type RayTraceDepths } from './baselines/rayTracePast.ts';
-import type { TokenizerConfig } from './config.ts';
+import { coreCount } from '../core/workers.ts';
 import type { ForecastRecord } from './forecastFile.ts';
-import { type Horizon, protocolOffsets, rayPoints, removeEgo, truthRays } from './forecastProtocol.ts';
+import { type Horizon, protocolOffsets, rayPoints, truthRays } from './forecastProtocol.ts';
 import { relativePose, requirePoses } from './forecastTokens.ts';
-import { pastRayFeatures } from './pastRayFeatures.ts';
+import type { TokenizerConfig } from './config.ts';
+import { PAST_DT_S, rayDepthJob } from './rayDepthInputs.ts';
+import { createRayDepthPool, type RayDepthPool } from './rayDepthPool.ts';
 import { depthFromOutputs, type RayDepthHead } from './rayDepthModel.ts';
-import type { Rays } from './rays.ts';
 import { sensorOrigin } from './sweep.ts';
 import type { SensorPoints } from './voxelize.ts';
-
-/** Observed sweeps are 0.2 s apart, as every past-points baseline's. */
-const PAST_DT_S = 0.2;
-
-/** The head's inputs for the rays of frame `target` forecast from start `t0`, and the baseline they refer to. */
-export interface RayDepthInputs {
-  features: Float32Array;
-  rt: RayTraceDepths;
-}
-
-/**
- * Features of `rays` in frame `target`: the `pastSweeps` observed sweeps up to `t0` placed there (each alone
- * and together), the ray-trace baseline over them. `cache` holds ego-removed sweeps by frame across calls.
- */
-export async function rayDepthInputs(
-  log: LogReader,
-  cfg: TokenizerConfig,
-  t0: number,
-  target: number,
-  pastSweeps: number,
-  rays: Rays,
-  cache: Map<number, SensorPoints>,
-): Promise<RayDepthInputs> {
-  const origin = sensorOrigin(log.meta);
-  const step = Math.max(1, Math.round(PAST_DT_S * log.meta.rateHz));
-  const sources = [];
-  for (const f of pastFrames(t0, step, pastSweeps)) {
-    if (!cache.has(f)) cache.set(f, removeEgo((await log.readFrame(f)).points));
-    sources.push({ points: cache.get(f)!, targetFromSource: relativePose(log.poses, target, f) });
-  }
-  // Each sweep placed once; their union (the ray-trace's cloud) is the same points in the same order.
-  const each = sources.map((s) => aggregateSweeps([s], origin));
-  const agg = concatClouds(each);
-  const rt = rayTracePast(cfg, agg, rays);
-  const m = relativePose(log.poses, target, t0);
-  const features = pastRayFeatures(
-    cfg,
-    each,
-    rays,
-    rt,
-    groundHeightM(agg),
-    (target - t0) / log.meta.rateHz,
-    Math.hypot(m[3], m[7], m[11]),
-  );
-  return { features, rt };
-}
-
-function concatClouds(clouds: readonly SensorPoints[]): SensorPoints {
-  let n = 0;
-  for (const c of clouds) n += c.x.length;
-  const out = { x: new Float32Array(n), y: new Float32Array(n), z: new Float32Array(n) };
-  let o = 0;
-  for (const c of clouds) {
-    out.x.set(c.x, o);
-    out.y.set(c.y, o);
-    out.z.set(c.z, o);
-    o += c.x.length;
-  }
-  return out;
-}
 
 export interface RayDepthForecastOptions {
   /** Start frames (each needs its horizon inside the log). */
@@ -81,6 +20,9 @@ export interface RayDepthForecastOptions {
   horizons: readonly Horizon[];
   rayStride: number;
   progress?: boolean;
+  /** Threads computing the inputs (≤ 1: this one); a `pool` given is used instead. Default: every core. */
+  workers?: number;
+  pool?: RayDepthPool;
 }
 
 /** One record per (start, protocol sweep), rendered along the true rays, as `forecast` writes them. */
@@ -101,30 +43,48 @@ export async function forecastLogRayDepth(
       log.dir,
       `${log.frameCount} frames hold no start with ${o.horizons.join(' and ')} ahead`,
     );
+  const pool = o.pool ?? createRayDepthPool(cfg, o.workers ?? coreCount());
   const cache = new Map<number, SensorPoints>();
   const records: ForecastRecord[] = [];
   const bar = o.progress
     ? createProgress('forecast', starts.length * offsets.length, { unit: 'sweeps' })
     : null;
-  for (const t0 of starts) {
-    for (const d of offsets) {
-      const f = t0 + d;
-      const rays = truthRays(cfg, (await log.readFrame(f)).points, origin, o.rayStride);
-      const { features, rt } = await rayDepthInputs(log, cfg, t0, f, head.card.pastSweeps, rays, cache);
-      const out = await head.outputs(features, rays.count);
-      const depth = depthFromOutputs(cfg, rays, rt.ground, out, head.card.keepThresholdLogit);
-      records.push({
-        startFrame: t0,
-        targetFrame: f,
-        horizonS: Number((d / log.meta.rateHz).toFixed(3)),
-        rays: 'truth',
-        points: rayPoints(rays, depth, origin, relativePose(log.poses, t0, f)),
-      });
-      bar?.tick();
+  try {
+    for (const t0 of starts) {
+      // Every future frame of a start is handed to the pool before the first is awaited, so the workers
+      // featurise them in parallel while the head runs on the ones done.
+      const frames = [];
+      for (const d of offsets) {
+        const f = t0 + d;
+        const rays = truthRays(cfg, (await log.readFrame(f)).points, origin, o.rayStride);
+        frames.push({
+          d,
+          f,
+          rays,
+          inputs: pool.inputs(await rayDepthJob(log, t0, f, head.card.pastSweeps, rays, cache)),
+        });
+      }
+      // Rejections are awaited below in order; none may go unhandled meanwhile.
+      for (const fr of frames) fr.inputs.catch(() => {});
+      for (const { d, f, rays, inputs } of frames) {
+        const { features, rt } = await inputs;
+        const out = await head.outputs(features, rays.count);
+        const depth = depthFromOutputs(cfg, rays, rt.ground, out, head.card.keepThresholdLogit);
+        records.push({
+          startFrame: t0,
+          targetFrame: f,
+          horizonS: Number((d / log.meta.rateHz).toFixed(3)),
+          rays: 'truth',
+          points: rayPoints(rays, depth, origin, relativePose(log.poses, t0, f)),
+        });
+        bar?.tick();
+      }
+      // Sweeps older than any later start's past are not read again.
+      const step = Math.max(1, Math.round(PAST_DT_S * log.meta.rateHz));
+      for (const k of cache.keys()) if (k < t0 - head.card.pastSweeps * step) cache.delete(k);
     }
-    // Sweeps older than any later start's past are not read again.
-    const step = Math.max(1, Math.round(PAST_DT_S * log.meta.rateHz));
-    for (const k of cache.keys()) if (k < t0 - head.card.pastSweeps * step) cache.delete(k);
+  } finally {
+    if (!o.pool) await pool.close();
   }
   bar?.stop();
   return records;

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import * as nn from '../core/nn/index.ts';
 import { InputError } from '../core/errors.ts';
 import { decodeModel } from '../core/nn/onnxProto.ts';
-import { createSession, ort } from '../core/nn/runtime.ts';
+import { createSession, ort, type RuntimeOptions } from '../core/nn/runtime.ts';
 import type { TokenizerConfig } from './config.ts';
 import { RAY_FEATURE_COUNT } from './pastRayFeatures.ts';
 import { regionExitM, type Rays } from './rays.ts';
@@ -232,7 +232,11 @@ export class RayDepthHead {
     private readonly session: ort.InferenceSession,
   ) {}
 
-  static async load(file: string, threads = 1): Promise<RayDepthHead> {
+  /**
+   * `runtime`: onnxruntime's settings, or just a thread count. Idle threads do not spin by default: the head runs
+   * in short bursts between the featurising workers (rayDepthPool.ts), and spinning threads would take their cores.
+   */
+  static async load(file: string, runtime: RuntimeOptions | number = 1): Promise<RayDepthHead> {
     if (!fs.existsSync(file)) throw new InputError(file, 'no such ray-depth model');
     const bytes = fs.readFileSync(file);
     let json: string | undefined;
@@ -251,7 +255,8 @@ export class RayDepthHead {
         file,
         `${card.features} features per ray, this drivekit computes ${RAY_FEATURE_COUNT}`,
       );
-    return new RayDepthHead(file, card, await createSession(new Uint8Array(bytes), { threads }));
+    const opts = { spin: false, ...(typeof runtime === 'number' ? { threads: runtime } : runtime) };
+    return new RayDepthHead(file, card, await createSession(new Uint8Array(bytes), opts));
   }
 
   async outputs(x: Float32Array, n: number): Promise<RayDepthOutputs> {

@@ -11,7 +11,7 @@ import { protocolOffsets, truthRays } from './forecastProtocol.ts';
 import { requirePoses } from './forecastTokens.ts';
 import { RAY_FEATURE_COUNT, PAST_RAY_FEATURES } from './pastRayFeatures.ts';
 import { regionExitM } from './rays.ts';
-import { rayDepthInputs } from './rayDepthForecast.ts';
+import { rayDepthInputs } from './rayDepthInputs.ts';
 import {
   DEFAULT_RAY_DEPTH_MODEL,
   RayDepthModel,

@@ -11,8 +11,12 @@ import { LogReader, LogWriter } from '../../datasets/logstore.ts';
 import { rayTracePast } from '../../worldmodel/baselines/rayTracePast.ts';
 import { DEFAULT_TOKENIZER_CONFIG } from '../../worldmodel/config.ts';
 import { transformed } from '../../worldmodel/forecastProtocol.ts';
-import { pastRayFeatures, RAY_FEATURE_COUNT } from '../../worldmodel/pastRayFeatures.ts';
+import { pastRayFeatures, RAY_FEATURE_COUNT, sweepRayStats } from '../../worldmodel/pastRayFeatures.ts';
 import { forecastLogRayDepth } from '../../worldmodel/rayDepthForecast.ts';
+import { type RayDepthJob, rayDepthInputsOf, rayDepthJob } from '../../worldmodel/rayDepthInputs.ts';
+import { createRayDepthPool } from '../../worldmodel/rayDepthPool.ts';
+import { truthRays } from '../../worldmodel/forecastProtocol.ts';
+import { sensorOrigin } from '../../worldmodel/sweep.ts';
 import { RayDepthHead, RayDepthModel, rayDepth } from '../../worldmodel/rayDepthModel.ts';
 import type { Rays } from '../../worldmodel/rays.ts';
 import {
@@ -81,7 +85,15 @@ describe('past-ray features', () => {
       z: Float32Array.of(...near.z),
     };
     const rt = rayTracePast(cfg, agg, r);
-    const f = pastRayFeatures(cfg, [near, far], r, rt, NaN, 0.6, 3);
+    const f = pastRayFeatures(
+      cfg,
+      [near, far].map((c) => sweepRayStats(c, r)),
+      r,
+      rt,
+      NaN,
+      0.6,
+      3,
+    );
     expect(f.length).toBe(2 * RAY_FEATURE_COUNT);
     // Ray 0, sweep 0 (the wall at 10 m, the ray-trace's depth): found, log ratio 0, within a bin.
     expect(f[0]).toBe(1);
@@ -288,6 +300,41 @@ describe('training the ray-depth head on a log', () => {
         await head.dispose();
       }
     } finally {
+      await log.close();
+    }
+  });
+
+  it('computes the same inputs on worker threads as in this one; a job failing in a worker rejects with its message', async () => {
+    const dir = path.join(tmp(), 'street');
+    await streetLog(dir, 1.2, 18);
+    const log = await LogReader.open(dir);
+    const pool = createRayDepthPool(cfg, 2);
+    try {
+      expect(pool.workers).toBe(2);
+      const cache = new Map();
+      const jobs: RayDepthJob[] = [];
+      for (const target of [6, 10, 14]) {
+        const r = truthRays(cfg, (await log.readFrame(target)).points, sensorOrigin(log.meta), 8);
+        jobs.push(await rayDepthJob(log, 4, target, 3, r, cache));
+      }
+      // All three frames in flight at once, as a forecast sends them.
+      const pooled = await Promise.all(jobs.map((j) => pool.inputs(j)));
+      jobs.forEach((j, i) => {
+        const here = rayDepthInputsOf(cfg, j);
+        expect(pooled[i].features).toEqual(here.features);
+        expect(pooled[i].rt).toEqual(here.rt);
+      });
+      // A job that throws inside a worker (here: no grid in the config) rejects with the worker's message,
+      // and the pool answers the next job instead of hanging.
+      const broken = createRayDepthPool({} as typeof cfg, 2);
+      try {
+        await expect(broken.inputs(jobs[0])).rejects.toThrow(/^ray-depth worker: \S/);
+        await expect(broken.inputs(jobs[1])).rejects.toThrow(/^ray-depth worker: \S/);
+      } finally {
+        await broken.close();
+      }
+    } finally {
+      await pool.close();
       await log.close();
     }
   });

@@ -1,6 +1,7 @@
 // `drivekit forecast --log <log> [--model <m>] [--past 3] [--horizon 3] [--stride 5] --out <file.arrow>`: the
 // world model's forecast of a log's future sweeps, one record batch per (start, target) in the start's frame.
 import path from 'node:path';
+import { coreCount } from '../../core/workers.ts';
 import type { Command } from 'commander';
 import { InputError } from '../../core/errors.ts';
 import { REPO_ROOT } from '../../core/paths.ts';
@@ -207,7 +208,7 @@ async function forecastWithRayModel(
   rayStride: number,
 ): Promise<void> {
   const horizons: Horizon[] = horizonS >= 3 ? ['1s', '3s'] : ['1s'];
-  const head = await RayDepthHead.load(opts.rayModel);
+  const head = await RayDepthHead.load(opts.rayModel, coreCount());
   const log = await LogReader.open(opts.log);
   try {
     const cfg = readTokenizerSpec(path.join(opts.tokenizer, ENCODER_FILE)).config;
