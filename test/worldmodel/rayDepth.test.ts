@@ -17,6 +17,7 @@ import { type RayDepthJob, rayDepthInputsOf, rayDepthJob } from '../../worldmode
 import { createRayDepthPool } from '../../worldmodel/rayDepthPool.ts';
 import { truthRays } from '../../worldmodel/forecastProtocol.ts';
 import { sensorOrigin } from '../../worldmodel/sweep.ts';
+import { rayDepthErrors, referenceBand } from '../../tools/report/rayDepthErrors.ts';
 import { RayDepthHead, RayDepthModel, rayDepth } from '../../worldmodel/rayDepthModel.ts';
 import type { Rays } from '../../worldmodel/rays.ts';
 import {
@@ -335,6 +336,42 @@ describe('training the ray-depth head on a log', () => {
       }
     } finally {
       await pool.close();
+      await log.close();
+    }
+  });
+
+  it('reports the head against the ray-trace per ray, every ray in one reference band and one horizon', async () => {
+    expect([2, 2.5, 3.49, 3.5, 19.9, 20, 80].map(referenceBand)).toEqual([
+      '< 2.5 m',
+      '2.5–3.5 m',
+      '2.5–3.5 m',
+      '3.5–5 m',
+      '10–20 m',
+      '≥ 20 m',
+      '≥ 20 m',
+    ]);
+    const dir = path.join(tmp(), 'street');
+    await streetLog(dir, 1.2, 16);
+    const log = await LogReader.open(dir);
+    const head = await RayDepthHead.load('models/raydepth-foldA/raydepth.onnx');
+    try {
+      const rows = await rayDepthErrors(log, cfg, head, [4], 32);
+      const all = rows.find((r) => r.bucket === 'all')!;
+      expect(all.rays).toBeGreaterThan(100);
+      const sum = (prefix: RegExp) =>
+        rows.filter((r) => prefix.test(r.bucket)).reduce((a, r) => a + r.rays, 0);
+      expect(sum(/^reference /)).toBe(all.rays);
+      expect(sum(/ s ahead$/)).toBe(all.rays);
+      expect(sum(/^(looking down|level or up)$/)).toBe(all.rays);
+      for (const r of rows) {
+        expect(r.headMedianM).toBeGreaterThanOrEqual(0);
+        expect(Number.isFinite(r.rayTraceMeanM) && Number.isFinite(r.headMeanM)).toBe(true);
+        expect(r.keptShare).toBeGreaterThanOrEqual(0);
+        expect(r.keptShare).toBeLessThanOrEqual(1);
+      }
+      await expect(rayDepthErrors(log, cfg, head, [12], 32)).rejects.toThrow(/start 12 has no 1 s ahead/);
+    } finally {
+      await head.dispose();
       await log.close();
     }
   });
