@@ -11,7 +11,9 @@ import { protocolOffsets, truthRays } from './forecastProtocol.ts';
 import { requirePoses } from './forecastTokens.ts';
 import { RAY_FEATURE_COUNT, PAST_RAY_FEATURES } from './pastRayFeatures.ts';
 import { regionExitM } from './rays.ts';
-import { rayDepthInputs } from './rayDepthInputs.ts';
+import { rayDepthJob } from './rayDepthInputs.ts';
+import { createRayDepthPool, type RayDepthPool } from './rayDepthPool.ts';
+import { coreCount } from '../core/workers.ts';
 import {
   DEFAULT_RAY_DEPTH_MODEL,
   RayDepthModel,
@@ -63,6 +65,7 @@ export async function rayDepthSamples(
   starts: readonly number[],
   c: Pick<RayDepthTrainConfig, 'rayStride' | 'pastSweeps'>,
   onPair?: () => void,
+  pool?: RayDepthPool,
 ): Promise<TrainingRays> {
   requirePoses(log);
   const origin = sensorOrigin(log.meta);
@@ -71,12 +74,22 @@ export async function rayDepthSamples(
   ];
   const cache = new Map<number, SensorPoints>();
   const parts: TrainingRays[] = [];
-  for (const t0 of starts)
+  const inputsOf = pool ?? createRayDepthPool(cfg, 1);
+  for (const t0 of starts) {
+    // A start's sweeps go to the pool together (their inputs in parallel); samples keep their order.
+    const pending = [];
     for (const d of offsets) {
       const f = t0 + d;
       if (f >= log.frameCount) continue;
       const rays = truthRays(cfg, (await log.readFrame(f)).points, origin, c.rayStride);
-      const { features, rt } = await rayDepthInputs(log, cfg, t0, f, c.pastSweeps, rays, cache);
+      pending.push({
+        rays,
+        inputs: inputsOf.inputs(await rayDepthJob(log, t0, f, c.pastSweeps, rays, cache)),
+      });
+    }
+    for (const p of pending) p.inputs.catch(() => {});
+    for (const { rays, inputs } of pending) {
+      const { features, rt } = await inputs;
       const n = rays.count;
       const y = new Float32Array(n);
       const w = new Float32Array(n);
@@ -91,6 +104,7 @@ export async function rayDepthSamples(
       parts.push({ count: n, x: features, y, weight: w, reference: ref, truth: rays.depthM.slice(), exitM });
       onPair?.();
     }
+  }
   return concatRays(parts);
 }
 
@@ -185,6 +199,8 @@ export interface RayDepthTrainInput {
   /** Facts recorded in the card (command, folds). */
   data: Record<string, unknown>;
   onProgress?: (what: string, done: number, total: number, status?: string) => void;
+  /** Threads computing the samples' inputs (≤ 1: this one). Default: every core. */
+  workers?: number;
 }
 
 export interface RayDepthTrainResult {
@@ -204,32 +220,37 @@ export async function trainRayDepth(
 ): Promise<RayDepthTrainResult> {
   const c = { ...DEFAULT_RAY_DEPTH_TRAIN, ...over };
   fs.mkdirSync(input.out, { recursive: true });
+  const pool = createRayDepthPool(input.cfg, input.workers ?? coreCount());
   const trainParts: TrainingRays[] = [];
   const valParts: TrainingRays[] = [];
   const split: Record<string, { train: number[]; validation: number[] }> = {};
   const step = (log: LogReader) => Math.max(1, Math.round(0.2 * log.meta.rateHz));
-  for (const { name, log } of input.logs) {
-    // Starts with the 1 s horizon ahead; the 3 s sweeps are added where they fit.
-    const starts = forecastStarts(
-      log.frameCount,
-      step(log),
-      c.pastSweeps,
-      protocolOffsets('1s', log.meta.rateHz).at(-1)!,
-      c.startStride,
-    );
-    if (starts.length < 2)
-      throw new Error(
-        `train-ray-depth: ${log.dir} holds ${starts.length} start(s); need 2 (one to choose the epoch)`,
+  try {
+    for (const { name, log } of input.logs) {
+      // Starts with the 1 s horizon ahead; the 3 s sweeps are added where they fit.
+      const starts = forecastStarts(
+        log.frameCount,
+        step(log),
+        c.pastSweeps,
+        protocolOffsets('1s', log.meta.rateHz).at(-1)!,
+        c.startStride,
       );
-    const nVal = Math.max(1, Math.round(starts.length * c.validationShare));
-    const train = starts.slice(0, starts.length - nVal);
-    const validation = starts.slice(starts.length - nVal);
-    split[name] = { train, validation };
-    let done = 0;
-    const total = starts.length * 9;
-    const tick = () => input.onProgress?.(`samples ${name}`, ++done, total);
-    trainParts.push(await rayDepthSamples(log, input.cfg, train, c, tick));
-    valParts.push(await rayDepthSamples(log, input.cfg, validation, c, tick));
+      if (starts.length < 2)
+        throw new Error(
+          `train-ray-depth: ${log.dir} holds ${starts.length} start(s); need 2 (one to choose the epoch)`,
+        );
+      const nVal = Math.max(1, Math.round(starts.length * c.validationShare));
+      const train = starts.slice(0, starts.length - nVal);
+      const validation = starts.slice(starts.length - nVal);
+      split[name] = { train, validation };
+      let done = 0;
+      const total = starts.length * 9;
+      const tick = () => input.onProgress?.(`samples ${name}`, ++done, total);
+      trainParts.push(await rayDepthSamples(log, input.cfg, train, c, tick, pool));
+      valParts.push(await rayDepthSamples(log, input.cfg, validation, c, tick, pool));
+    }
+  } finally {
+    await pool.close();
   }
   const train = concatRays(trainParts);
   const val = concatRays(valParts);
