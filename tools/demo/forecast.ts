@@ -71,6 +71,8 @@ export const forecastDemo: DemoStep = {
             starts: [t0],
             horizons: ['1s'],
             rayStride: FORECAST_DEMO.rayStride,
+            // One start at every 4th ray: starting worker threads would cost more than they save.
+            workers: 1,
           }).finally(() => rayDepth.dispose())
         : null;
       const res = await evalForecast({
