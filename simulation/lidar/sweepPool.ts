@@ -1,12 +1,11 @@
 // Parallel sweeps on worker_threads: column ranges go to idle workers and are joined in column order, so the
 // output is identical for any number of workers (a pool of one renders in this thread).
-import type { Worker } from 'node:worker_threads';
-import { startTsWorker } from '../../core/workers.ts';
+import { createWorkerPool } from '../../core/workerPool.ts';
 import type { LidarConfig } from './beams.ts';
 import type { LidarWorld } from './lidarWorld.ts';
 import { type SweepPoints, allocateSweepPoints, createSweepRenderer, renderColumns } from './sweep.ts';
 import type { SweepScene } from './sweepScene.ts';
-import type { WorkerReply, WorkerRequest } from './sweepWorker.ts';
+import type { ColumnsReply, ColumnsRequest } from './sweepWorker.ts';
 
 export interface SweepPool {
   /** Worker threads in use (0 = this thread). */
@@ -31,53 +30,23 @@ export function createSweepPool(world: LidarWorld, cfg: LidarConfig, workers: nu
       close: async () => {},
     };
   }
-  const threads: Worker[] = [];
-  const idle: Worker[] = [];
-  const queue: { job: number; msg: WorkerRequest }[] = [];
-  const pending = new Map<number, (reply: WorkerReply) => void>();
-  let nextJob = 0;
-  let failure: Error | null = null;
-  const dispatch = () => {
-    while (idle.length && queue.length) {
-      const w = idle.pop()!;
-      w.postMessage(queue.shift()!.msg);
-    }
-  };
-  for (let k = 0; k < workers; k++) {
-    const w = startTsWorker(new URL('./sweepWorker.ts', import.meta.url));
-    w.postMessage({ type: 'init', world, cfg } satisfies WorkerRequest);
-    w.on('message', (reply: WorkerReply) => {
-      idle.push(w);
-      const done = pending.get(reply.job);
-      pending.delete(reply.job);
-      done?.(reply);
-      dispatch();
-    });
-    w.on('error', (e: Error) => {
-      failure = e;
-      for (const done of pending.values()) done({ job: -1, error: e.message } as WorkerReply);
-      pending.clear();
-    });
-    threads.push(w);
-    idle.push(w);
-  }
+  const pool = createWorkerPool<{ world: LidarWorld; cfg: LidarConfig }, ColumnsRequest, ColumnsReply>(
+    new URL('./sweepWorker.ts', import.meta.url),
+    workers,
+    { world, cfg },
+    'LiDAR worker',
+  );
   const chunks = Math.min(cfg.azimuthSteps, workers * CHUNKS_PER_WORKER);
   return {
     workers,
     async render(scene, frame) {
-      if (failure) throw failure;
-      const parts: Promise<WorkerReply>[] = [];
+      const parts: Promise<ColumnsReply>[] = [];
       for (let k = 0; k < chunks; k++) {
         const col0 = Math.floor((k * cfg.azimuthSteps) / chunks);
         const col1 = Math.floor(((k + 1) * cfg.azimuthSteps) / chunks);
-        const job = nextJob++;
-        parts.push(new Promise((resolve) => pending.set(job, resolve)));
-        queue.push({ job, msg: { type: 'render', job, scene, frame, col0, col1 } });
+        parts.push(pool.call({ scene, frame, col0, col1 }));
       }
-      dispatch();
       const replies = await Promise.all(parts);
-      const bad = replies.find((r) => r.error);
-      if (bad) throw new Error(`LiDAR worker failed: ${bad.error}`);
       const total = replies.reduce((s, r) => s + r.count, 0);
       const out = allocateSweepPoints(total);
       let at = 0;
@@ -94,8 +63,6 @@ export function createSweepPool(world: LidarWorld, cfg: LidarConfig, workers: nu
       out.count = total;
       return out;
     },
-    async close() {
-      await Promise.all(threads.map((w) => w.terminate()));
-    },
+    close: () => pool.close(),
   };
 }
