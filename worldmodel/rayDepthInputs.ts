@@ -2,7 +2,7 @@
 // (each alone and together), the ray-trace baseline over their union, and the per-ray features (pastRayFeatures.ts).
 import type { LogReader } from '../datasets/logstore.ts';
 import { aggregateSweeps, pastFrames, type PlacedSource } from './baselines/pastSweeps.ts';
-import { groundHeightM, rayTracePast, type RayTraceDepths } from './baselines/rayTracePast.ts';
+import { rayTracePast, type RayTraceDepths } from './baselines/rayTracePast.ts';
 import type { TokenizerConfig } from './config.ts';
 import { removeEgo } from './forecastProtocol.ts';
 import { relativePose } from './forecastTokens.ts';
@@ -73,19 +73,19 @@ export async function rayDepthJob(
 
 /** The head's inputs of one job: pure, so worker threads compute the same numbers as this one. */
 export function rayDepthInputsOf(cfg: TokenizerConfig, job: RayDepthJob): RayDepthInputs {
-  const { rt, groundM } = rayTraceOf(cfg, job);
+  const rt = rayTraceOf(cfg, job);
   const windows = rayWindows(job.rays);
   const stats = job.sources
     .slice(0, PAST_RAY_FEATURES.sweeps)
     .map((s) => sweepStatsOf(s, job.origin, job.rays, windows));
-  return { features: featuresOf(cfg, job, stats, rt, groundM), rt };
+  return { features: featuresOf(cfg, job, stats, rt), rt };
 }
 
-/** The ray-trace baseline over the union of the job's sweeps, and the ground height under it. */
-export function rayTraceOf(cfg: TokenizerConfig, job: RayDepthJob): { rt: RayTraceDepths; groundM: number } {
+/** The ray-trace baseline over the union of the job's sweeps (with the ground height its fallback used). */
+export function rayTraceOf(cfg: TokenizerConfig, job: RayDepthJob): RayTraceDepths {
   // Each sweep placed alone, then concatenated: the same points in the same order as placing them together.
   const agg = concatClouds(job.sources.map((s) => aggregateSweeps([s], job.origin)));
-  return { rt: rayTracePast(cfg, agg, job.rays), groundM: groundHeightM(agg) };
+  return rayTracePast(cfg, agg, job.rays);
 }
 
 /** One observed sweep placed in the target frame and what it holds along each ray (`sweepRayStats`). */
@@ -104,9 +104,8 @@ export function featuresOf(
   job: RayDepthJob,
   stats: readonly Float64Array[],
   rt: RayTraceDepths,
-  groundM: number,
 ): Float32Array {
-  return pastRayFeatures(cfg, stats, job.rays, rt, groundM, job.horizonS, job.egoShiftM);
+  return pastRayFeatures(cfg, stats, job.rays, rt, rt.groundM, job.horizonS, job.egoShiftM);
 }
 
 function concatClouds(clouds: readonly SensorPoints[]): SensorPoints {

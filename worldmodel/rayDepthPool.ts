@@ -43,9 +43,9 @@ export function createRayDepthPool(cfg: TokenizerConfig, workers: number): RayDe
         .slice(0, PAST_RAY_FEATURES.sweeps)
         .map((source) => pool.call({ type: 'sweep', source, origin: job.origin, rays: job.rays, windows }));
       const [t, ...s] = await Promise.all([trace, ...sweeps]);
-      const { rt, groundM } = t as { rt: RayTraceDepths; groundM: number };
+      const { rt } = t as { rt: RayTraceDepths };
       const stats = s.map((r) => (r as { stats: Float64Array }).stats);
-      return { features: featuresOf(cfg, job, stats, rt, groundM), rt };
+      return { features: featuresOf(cfg, job, stats, rt), rt };
     },
     close: () => pool.close(),
   };

@@ -17,13 +17,13 @@ export type RayDepthPart =
       windows: Int32Array;
     };
 
-export type RayDepthPartReply = { rt: RayTraceDepths; groundM: number } | { stats: Float64Array };
+export type RayDepthPartReply = { rt: RayTraceDepths } | { stats: Float64Array };
 
 serveRequests<TokenizerConfig, RayDepthPart, RayDepthPartReply>((cfg) => (part) => {
   if (part.type === 'trace') {
-    const { rt, groundM } = rayTraceOf(cfg, part.job);
+    const rt = rayTraceOf(cfg, part.job);
     const transfer = [rt.raw.buffer, rt.clamped.buffer, rt.ground.buffer, rt.miss.buffer] as ArrayBuffer[];
-    return { reply: { rt, groundM }, transfer };
+    return { reply: { rt }, transfer };
   }
   const stats = sweepStatsOf(part.source, part.origin, part.rays, part.windows);
   return { reply: { stats }, transfer: [stats.buffer as ArrayBuffer] };

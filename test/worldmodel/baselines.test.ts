@@ -151,6 +151,7 @@ function rayTracePastReference(cfg: TokenizerConfig, cloud: SensorPoints, rays: 
     ground: new Float32Array(rays.count),
     missShare: 0,
     miss: new Uint8Array(rays.count),
+    groundM: ground,
   };
   let misses = 0;
   for (let k = 0; k < rays.count; k++) {

@@ -27,6 +27,8 @@ export interface RayTraceDepths {
   missShare: number;
   /** 1 for each ray with no past point within the search radius. */
   miss: Uint8Array;
+  /** The flat ground's height below the sensor that the fallback used (`groundHeightM`; NaN: none found). */
+  groundM: number;
 }
 
 /**
@@ -280,6 +282,7 @@ export function rayTracePast(cfg: TokenizerConfig, cloud: SensorPoints, rays: Ra
     ground: new Float32Array(rays.count),
     missShare: 0,
     miss: new Uint8Array(rays.count),
+    groundM: ground,
   };
   let misses = 0;
   for (let k = 0; k < rays.count; k++) {
