@@ -108,18 +108,22 @@ export async function rayDepthSamples(
   return concatRays(parts);
 }
 
-function concatRays(parts: readonly TrainingRays[]): TrainingRays {
-  const n = parts.reduce((s, p) => s + p.count, 0);
-  const F = RAY_FEATURE_COUNT;
-  const out: TrainingRays = {
+/** `n` samples, all zero. */
+export function allocateTrainingRays(n: number): TrainingRays {
+  return {
     count: n,
-    x: new Float32Array(n * F),
+    x: new Float32Array(n * RAY_FEATURE_COUNT),
     y: new Float32Array(n),
     weight: new Float32Array(n),
     reference: new Float32Array(n),
     truth: new Float32Array(n),
     exitM: new Float32Array(n),
   };
+}
+
+function concatRays(parts: readonly TrainingRays[]): TrainingRays {
+  const F = RAY_FEATURE_COUNT;
+  const out = allocateTrainingRays(parts.reduce((s, p) => s + p.count, 0));
   let o = 0;
   for (const p of parts) {
     out.x.set(p.x, o * F);
@@ -267,28 +271,14 @@ export async function trainRayDepth(
       optimizer: model.optimizer,
       rngs: { data: rng },
     });
-    const extra = r.extra as {
-      curve: typeof curve;
-      bestEpoch: number;
-      bestL1: number;
-      best: Record<string, number[]> | null;
-    };
+    const extra = r.extra as { curve: typeof curve; bestEpoch: number; bestL1: number };
     startEpoch = r.step;
     curve = extra.curve;
-    best = {
-      epoch: extra.bestEpoch,
-      l1: extra.bestL1,
-      params: extra.best
-        ? new Map(Object.entries(extra.best).map(([k, v]) => [k, Float32Array.from(v)]))
-        : null,
-    };
+    best = { epoch: extra.bestEpoch, l1: extra.bestL1, params: r.best };
   }
   const order = Int32Array.from({ length: train.count }, (_, i) => i);
   for (let epoch = startEpoch + 1; epoch <= c.epochs; epoch++) {
-    for (let i = order.length - 1; i > 0; i--) {
-      const j = rng.int(i + 1);
-      [order[i], order[j]] = [order[j], order[i]];
-    }
+    rng.shuffle(order);
     let sum = 0;
     let steps = 0;
     for (let s = 0; s + c.batch <= order.length || (steps === 0 && s < order.length); s += c.batch) {
@@ -311,12 +301,8 @@ export async function trainRayDepth(
       params: model.params,
       optimizer: model.optimizer,
       rngs: { data: rng },
-      extra: {
-        curve,
-        bestEpoch: best.epoch,
-        bestL1: best.l1,
-        best: best.params ? Object.fromEntries([...best.params].map(([k, v]) => [k, Array.from(v)])) : null,
-      },
+      extra: { curve, bestEpoch: best.epoch, bestL1: best.l1 },
+      best: best.params,
     });
   }
   if (!best.params)

@@ -18,12 +18,16 @@ export interface TrainingState {
   rngs?: Readonly<Record<string, Rng>>;
   /** Anything else JSON-serialisable to keep (e.g. best metric so far). */
   extra?: unknown;
+  /** A copy of the parameters worth keeping apart (the best epoch's), stored as tensors beside them. */
+  best?: ReadonlyMap<string, Float32Array> | null;
 }
 
 export async function saveCheckpoint(path: string, s: TrainingState): Promise<void> {
   const tensors = new Map<string, NamedTensor>();
   for (const p of s.params.list())
     tensors.set(`param/${p.name}`, { dtype: s.params.dtype, shape: p.shape, data: p.data });
+  for (const [name, data] of s.best ?? [])
+    tensors.set(`best/${name}`, { dtype: 'float32', shape: [data.length], data });
   const opt = s.optimizer.getState();
   for (const [k, b] of opt.buffers) {
     tensors.set(`optim/${k}`, {
@@ -46,6 +50,8 @@ export async function saveCheckpoint(path: string, s: TrainingState): Promise<vo
 export interface LoadedCheckpoint {
   step: number;
   extra: unknown;
+  /** The kept parameter copy (`TrainingState.best`); null when the checkpoint has none. */
+  best: Map<string, Float32Array> | null;
 }
 
 /**
@@ -60,9 +66,11 @@ export async function loadCheckpoint(
   if (metadata.format !== CHECKPOINT_FORMAT) throw new InputError(path, `not a ${CHECKPOINT_FORMAT} file`);
   const params = new Map<string, ArrayLike<number>>();
   const buffers = new Map<string, Float32Array | Float64Array>();
+  const best = new Map<string, Float32Array>();
   for (const [k, t] of tensors) {
     if (k.startsWith('param/')) params.set(k.slice(6), t.data as Float32Array);
     else if (k.startsWith('optim/')) buffers.set(k.slice(6), t.data as Float32Array);
+    else if (k.startsWith('best/')) best.set(k.slice(5), t.data as Float32Array);
   }
   try {
     s.params.load(params);
@@ -78,7 +86,12 @@ export async function loadCheckpoint(
     if (!rngs[k]) throw new InputError(path, `no state for rng '${k}'`);
     r.setState(rngs[k]);
   }
-  return { step: Number(metadata.step), extra: JSON.parse(metadata.extra) };
+  const extra = JSON.parse(metadata.extra) as unknown;
+  // Checkpoints written before the copy was stored as tensors kept it as number arrays in extra.best.
+  const legacy = (extra as { best?: Record<string, number[]> | null } | null)?.best;
+  if (best.size === 0 && legacy && typeof legacy === 'object')
+    for (const [k, v] of Object.entries(legacy)) best.set(k, Float32Array.from(v));
+  return { step: Number(metadata.step), extra, best: best.size ? best : null };
 }
 
 export function checkpointExists(path: string): boolean {

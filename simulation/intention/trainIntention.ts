@@ -123,26 +123,14 @@ export async function trainIntention(
       optimizer: model.optimizer,
       rngs: { data: rng },
     });
-    const extra = r.extra as {
-      curve: typeof curve;
-      bestEpoch: number;
-      bestNll: number;
-      best: Record<string, number[]>;
-    };
+    const extra = r.extra as { curve: typeof curve; bestEpoch: number; bestNll: number };
     start = r.step;
     curve = extra.curve;
-    best = {
-      epoch: extra.bestEpoch,
-      nll: extra.bestNll,
-      params: new Map(Object.entries(extra.best).map(([k, v]) => [k, Float32Array.from(v)])),
-    };
+    best = { epoch: extra.bestEpoch, nll: extra.bestNll, params: r.best ?? model.snapshot() };
   }
   const order = Int32Array.from({ length: train.count }, (_, i) => i);
   for (let epoch = start + 1; epoch <= cfg.epochs; epoch++) {
-    for (let i = order.length - 1; i > 0; i--) {
-      const j = rng.int(i + 1);
-      [order[i], order[j]] = [order[j], order[i]];
-    }
+    rng.shuffle(order);
     let sum = 0;
     let steps = 0;
     for (let s = 0; s < order.length; s += cfg.batch) {
@@ -159,12 +147,8 @@ export async function trainIntention(
         params: model.params,
         optimizer: model.optimizer,
         rngs: { data: rng },
-        extra: {
-          curve,
-          bestEpoch: best.epoch,
-          bestNll: best.nll,
-          best: Object.fromEntries([...best.params].map(([k, v]) => [k, Array.from(v)])),
-        },
+        extra: { curve, bestEpoch: best.epoch, bestNll: best.nll },
+        best: best.params,
       });
   }
   model.restore(best.params);

@@ -133,10 +133,7 @@ export class TeacherModel {
     const sums: Record<string, number> = {};
     let steps = 0;
     for (let e = 0; e < epochs; e++) {
-      for (let i = order.length - 1; i > 0; i--) {
-        const j = rng.int(i + 1);
-        [order[i], order[j]] = [order[j], order[i]];
-      }
+      rng.shuffle(order);
       for (let s = 0; s < order.length; s += minibatch) {
         const m = Math.min(minibatch, order.length - s);
         const ctx = new Float32Array(m * C);

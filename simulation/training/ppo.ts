@@ -50,10 +50,7 @@ export async function ppoUpdate(
   const sums: Record<string, number> = {};
   let updates = 0;
   for (let e = 0; e < cfg.epochs; e++) {
-    for (let i = order.length - 1; i > 0; i--) {
-      const j = rng.int(i + 1);
-      [order[i], order[j]] = [order[j], order[i]];
-    }
+    rng.shuffle(order);
     for (let s = 0; s < order.length; s += cfg.minibatch) {
       const m = Math.min(cfg.minibatch, order.length - s);
       // A short remainder would be a noisy update: it is left for the next epoch's shuffle.

@@ -102,4 +102,34 @@ describe('checkpoints', () => {
     // Nothing half-written is left behind.
     expect(fs.readdirSync(dir).filter((n) => n.includes('.tmp-'))).toEqual([]);
   });
+
+  it('keeps a copy of the best parameters as tensors, and reads the copy older files kept in extra', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nn-best-'));
+    try {
+      const ps = new nn.ParamStore({ seed: 3 });
+      nn.mlp(ps, 'net', [2, 4, 1]);
+      const optimizer = nn.adamW({});
+      const best = ps.snapshot();
+      for (const v of best.values()) v.fill(0.25);
+      const file = path.join(dir, 'a.ckpt');
+      await nn.saveCheckpoint(file, { step: 3, params: ps, optimizer, extra: { bestEpoch: 2 }, best });
+      const names = [...nn.decodeSafetensors(new Uint8Array(fs.readFileSync(file))).tensors.keys()];
+      expect(names.filter((k) => k.startsWith('best/')).length).toBe(best.size);
+      const r = await nn.loadCheckpoint(file, { params: ps, optimizer });
+      expect(r.extra).toEqual({ bestEpoch: 2 });
+      expect([...r.best!.keys()].sort()).toEqual([...best.keys()].sort());
+      for (const [k, v] of best) expect(Array.from(r.best!.get(k)!)).toEqual(Array.from(v));
+      // None kept: null. A file that kept it as number arrays in extra.best: that copy.
+      const none = path.join(dir, 'b.ckpt');
+      await nn.saveCheckpoint(none, { step: 1, params: ps, optimizer });
+      expect((await nn.loadCheckpoint(none, { params: ps, optimizer })).best).toBeNull();
+      const old = path.join(dir, 'c.ckpt');
+      const legacy = Object.fromEntries([...best].map(([k, v]) => [k, Array.from(v)]));
+      await nn.saveCheckpoint(old, { step: 1, params: ps, optimizer, extra: { best: legacy } });
+      const o = await nn.loadCheckpoint(old, { params: ps, optimizer });
+      for (const [k, v] of best) expect(Array.from(o.best!.get(k)!)).toEqual(Array.from(v));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
