@@ -40,6 +40,26 @@ function inRegion(cfg: TokenizerConfig, x: number, y: number, z: number): boolea
   return Math.abs(x) < g.rangeM && Math.abs(y) < g.rangeM && z >= g.zMinM && z < g.zMaxM;
 }
 
+/** Rays along the given directions (normalised here), each with its depth (default 1 m); point i is ray i. */
+export function raysAlong(dirs: readonly (readonly number[])[], depthM?: readonly number[]): Rays {
+  const n = dirs.length;
+  const r: Rays = {
+    count: n,
+    dirX: new Float32Array(n),
+    dirY: new Float32Array(n),
+    dirZ: new Float32Array(n),
+    depthM: depthM ? Float32Array.from(depthM) : new Float32Array(n).fill(1),
+    pointIndex: Int32Array.from({ length: n }, (_, i) => i),
+  };
+  dirs.forEach(([x, y, z], i) => {
+    const l = Math.hypot(x, y, z);
+    r.dirX[i] = x / l;
+    r.dirY[i] = y / l;
+    r.dirZ[i] = z / l;
+  });
+  return r;
+}
+
 /**
  * Rays through the returns inside the region at least `minRangeM` from the sensor. With `max` and `rng`,
  * a uniform sample of at most `max` of them (training); otherwise all, in sweep order (evaluation).

@@ -19,7 +19,7 @@ import {
   type RayTraceDepths,
 } from '../../worldmodel/baselines/rayTracePast.ts';
 import { voxelRayCast } from '../../worldmodel/baselines/voxelRayCast.ts';
-import { regionExitM, type Rays } from '../../worldmodel/rays.ts';
+import { raysAlong, regionExitM, type Rays } from '../../worldmodel/rays.ts';
 import type { SensorPoints } from '../../worldmodel/voxelize.ts';
 
 /** A dense wall x = `xM`, |y| ≤ 6, −2 ≤ z ≤ 2, points every 5 cm. */
@@ -36,25 +36,6 @@ function wall(xM: number) {
   return { x: Float32Array.from(xs), y: Float32Array.from(ys), z: Float32Array.from(zs) };
 }
 
-function raysOf(dirs: number[][]): Rays {
-  const n = dirs.length;
-  const r: Rays = {
-    count: n,
-    dirX: new Float32Array(n),
-    dirY: new Float32Array(n),
-    dirZ: new Float32Array(n),
-    depthM: new Float32Array(n).fill(1),
-    pointIndex: Int32Array.from({ length: n }, (_, i) => i),
-  };
-  dirs.forEach(([x, y, z], i) => {
-    const l = Math.hypot(x, y, z);
-    r.dirX[i] = x / l;
-    r.dirY[i] = y / l;
-    r.dirZ[i] = z / l;
-  });
-  return r;
-}
-
 describe('ray-trace of past points', () => {
   const dirs = [
     [1, 0, 0],
@@ -63,7 +44,7 @@ describe('ray-trace of past points', () => {
   ];
 
   it('returns the depth of a plane along each ray it meets', () => {
-    const rays = raysOf(dirs);
+    const rays = raysAlong(dirs);
     const d = rayTracePast(CFG, wall(10), rays);
     for (let k = 0; k < rays.count; k++) {
       const exact = 10 / rays.dirX[k];
@@ -76,7 +57,7 @@ describe('ray-trace of past points', () => {
   });
 
   it('clamps a plane beyond the region to the region exit', () => {
-    const rays = raysOf([[1, 0.02, 0]]);
+    const rays = raysAlong([[1, 0.02, 0]]);
     const d = rayTracePast(CFG, wall(60), rays);
     expect(d.raw[0]).toBeCloseTo(60 / rays.dirX[0], 1);
     expect(d.clamped[0]).toBeCloseTo(regionExitM(CFG, rays.dirX[0], rays.dirY[0], rays.dirZ[0]), 4);
@@ -98,7 +79,7 @@ describe('ray-trace of past points', () => {
       z: new Float32Array(xs.length).fill(-1.7),
     };
     expect(groundHeightM(road)).toBeCloseTo(-1.7, 4);
-    const rays = raysOf([[-1, 0, -0.1]]);
+    const rays = raysAlong([[-1, 0, -0.1]]);
     const d = rayTracePast(CFG, road, rays);
     const exit = regionExitM(CFG, rays.dirX[0], rays.dirY[0], rays.dirZ[0]);
     expect(d.missShare).toBe(1);
@@ -300,7 +281,7 @@ function testRays(rng: Rng, cloud: SensorPoints): Rays {
     dirs.push([cloud.x[j], cloud.y[j], cloud.z[j]]);
   }
   dirs.push([1, 0, 0], [0, 1, 0], [-1, 0, 0], [0, -1, 0], [1, 1, 0], [0, 0, 1], [0, 0, -1], [-1, -1e-9, 0]);
-  return raysOf(dirs.filter(([x, y, z]) => Math.hypot(x, y, z) > 0));
+  return raysAlong(dirs.filter(([x, y, z]) => Math.hypot(x, y, z) > 0));
 }
 
 describe('ray-trace of past points, fast path', () => {
@@ -334,7 +315,7 @@ describe('ray-trace of past points, fast path', () => {
       y: Float32Array.of(-20 * s, 10 * s),
       z: new Float32Array(2),
     };
-    const rays = raysOf([[1, 0, 0]]);
+    const rays = raysAlong([[1, 0, 0]]);
     expect(cloud.x[0] / Math.hypot(cloud.x[0], cloud.y[0])).toBe(
       cloud.x[1] / Math.hypot(cloud.x[1], cloud.y[1]),
     );
@@ -416,7 +397,7 @@ describe('ray-trace of past points, fast path', () => {
 
 describe('copy-last ray-cast', () => {
   it('reads the nearest return of the placed sweep along each ray', () => {
-    const rays = raysOf([[1, 0.1, 0]]);
+    const rays = raysAlong([[1, 0.1, 0]]);
     // Two walls in the same direction: the nearer one occludes the other.
     const w1 = wall(12);
     const w2 = wall(20);
@@ -469,7 +450,7 @@ describe('outlier-robust Chamfer', () => {
 
 describe('voxel ray-cast of past points', () => {
   it('stops at the first occupied voxel: the near wall of two, at its depth', () => {
-    const rays = raysOf([
+    const rays = raysAlong([
       [1, 0.1, 0],
       [1, -0.2, 0.05],
     ]);
@@ -498,7 +479,7 @@ describe('voxel ray-cast of past points', () => {
       y: Float32Array.from(ys),
       z: new Float32Array(xs.length).fill(-1.7),
     };
-    const rays = raysOf([
+    const rays = raysAlong([
       [1, 0, -0.1],
       [-1, 0, -0.1],
     ]);

@@ -19,14 +19,14 @@ import { truthRays } from '../../worldmodel/forecastProtocol.ts';
 import { sensorOrigin } from '../../worldmodel/sweep.ts';
 import { rayDepthErrors, referenceBand } from '../../tools/report/rayDepthErrors.ts';
 import { RayDepthHead, RayDepthModel, rayDepth } from '../../worldmodel/rayDepthModel.ts';
-import type { Rays } from '../../worldmodel/rays.ts';
+import { raysAlong } from '../../worldmodel/rays.ts';
 import {
   baselineErrors,
+  allocateTrainingRays,
   chooseKeepThreshold,
   headErrors,
   rayDepthSamples,
   trainRayDepth,
-  type TrainingRays,
 } from '../../worldmodel/trainRayDepth.ts';
 
 const cfg = DEFAULT_TOKENIZER_CONFIG;
@@ -37,25 +37,6 @@ const tmp = () => {
   dirs.push(d);
   return d;
 };
-
-function rays(dirs: [number, number, number][], depth: number[]): Rays {
-  const n = dirs.length;
-  const r: Rays = {
-    count: n,
-    dirX: new Float32Array(n),
-    dirY: new Float32Array(n),
-    dirZ: new Float32Array(n),
-    depthM: Float32Array.from(depth),
-    pointIndex: Int32Array.from({ length: n }, (_, i) => i),
-  };
-  dirs.forEach(([x, y, z], i) => {
-    const l = Math.hypot(x, y, z);
-    r.dirX[i] = x / l;
-    r.dirY[i] = y / l;
-    r.dirZ[i] = z / l;
-  });
-  return r;
-}
 
 /** A wall at x = 10 m, 4 m wide and 2 m tall, sampled every 5 cm. */
 function wall(x: number): { x: Float32Array; y: Float32Array; z: Float32Array } {
@@ -73,7 +54,7 @@ describe('past-ray features', () => {
   it('describe each sweep along a ray: found, nearest range, spread, and nothing where no point is near', () => {
     const near = wall(10);
     const far = wall(12);
-    const r = rays(
+    const r = raysAlong(
       [
         [1, 0, 0],
         [0, 1, 0],
@@ -126,15 +107,8 @@ describe('ray depth', () => {
     const rng = new Rng(3);
     const n = 4096;
     const F = RAY_FEATURE_COUNT;
-    const s: TrainingRays = {
-      count: n,
-      x: new Float32Array(n * F),
-      y: new Float32Array(n),
-      weight: new Float32Array(n),
-      reference: new Float32Array(n),
-      truth: new Float32Array(n),
-      exitM: new Float32Array(n).fill(40),
-    };
+    const s = allocateTrainingRays(n);
+    s.exitM.fill(40);
     for (let k = 0; k < n; k++) {
       const shifted = rng.uniform() < 0.5;
       for (let j = 0; j < F; j++) s.x[k * F + j] = rng.uniform(-1, 1);
