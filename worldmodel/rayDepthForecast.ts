@@ -57,15 +57,11 @@ export async function forecastLogRayDepth(
       for (const d of offsets) {
         const f = t0 + d;
         const rays = truthRays(cfg, (await log.readFrame(f)).points, origin, o.rayStride);
-        frames.push({
-          d,
-          f,
-          rays,
-          inputs: pool.inputs(await rayDepthJob(log, t0, f, head.card.pastSweeps, rays, cache)),
-        });
+        const inputs = pool.inputs(await rayDepthJob(log, t0, f, head.card.pastSweeps, rays, cache));
+        // Awaited below in order; a rejection must not go unhandled meanwhile (or if a later read throws).
+        inputs.catch(() => {});
+        frames.push({ d, f, rays, inputs });
       }
-      // Rejections are awaited below in order; none may go unhandled meanwhile.
-      for (const fr of frames) fr.inputs.catch(() => {});
       for (const { d, f, rays, inputs } of frames) {
         const { features, rt } = await inputs;
         const out = await head.outputs(features, rays.count);

@@ -82,12 +82,11 @@ export async function rayDepthSamples(
       const f = t0 + d;
       if (f >= log.frameCount) continue;
       const rays = truthRays(cfg, (await log.readFrame(f)).points, origin, c.rayStride);
-      pending.push({
-        rays,
-        inputs: inputsOf.inputs(await rayDepthJob(log, t0, f, c.pastSweeps, rays, cache)),
-      });
+      const inputs = inputsOf.inputs(await rayDepthJob(log, t0, f, c.pastSweeps, rays, cache));
+      // Awaited below in order; a rejection must not go unhandled meanwhile (or if a later read throws).
+      inputs.catch(() => {});
+      pending.push({ rays, inputs });
     }
-    for (const p of pending) p.inputs.catch(() => {});
     for (const { rays, inputs } of pending) {
       const { features, rt } = await inputs;
       const n = rays.count;

@@ -349,4 +349,22 @@ describe('training the ray-depth head on a log', () => {
       await log.close();
     }
   });
+
+  it('a frame that fails to read mid-forecast ends it with that error, the frames already sent to workers dropped', async () => {
+    const dir = path.join(tmp(), 'street');
+    await streetLog(dir, 1.2, 16);
+    const log = await LogReader.open(dir);
+    const head = await RayDepthHead.load('models/raydepth-foldA/raydepth.onnx');
+    // Fault injection on the real reader: frame 10 (the third future sweep of start 4) cannot be read.
+    const read = log.readFrame.bind(log);
+    log.readFrame = (f: number) => (f === 10 ? Promise.reject(new Error('frame 10: bad chunk')) : read(f));
+    try {
+      await expect(
+        forecastLogRayDepth(log, cfg, head, { starts: [4], horizons: ['1s'], rayStride: 32, workers: 2 }),
+      ).rejects.toThrow('frame 10: bad chunk');
+    } finally {
+      await head.dispose();
+      await log.close();
+    }
+  });
 });
