@@ -133,6 +133,33 @@ export const DEFAULT_TOWN: TownConfig = {
   egoTravelQuantile: 1,
 };
 
+/**
+ * Narrow streets: one 2.8 m lane each way, most sides lined with parked cars, 1 m sidewalks and building
+ * fronts at the sidewalk's edge. A car here drives 1.5–3.5 m from parked cars and walls: the near static
+ * surfaces of an old town street (KITTI raw's slow drives) that the default town's wide roads never put
+ * that close to the sensor.
+ */
+export const NARROW_STREETS: Partial<TownConfig> = {
+  laneWidthM: 2.8,
+  multiLaneShare: 0,
+  parkingShare: 0.8,
+  parkingWidthM: 2.1,
+  parkingOccupancy: 0.95,
+  sidewalkWidthM: 1.0,
+  furnitureStripM: 0.2,
+  buildingSetbackM: [0, 0.2],
+  buildingGapM: [0.2, 1.5],
+  frontBoundaryShare: 1,
+  treeSideShare: 0.1,
+  wallShare: 0.3,
+};
+
+/** The street layouts `synth --streets` offers. */
+export const STREET_LAYOUTS: Record<'default' | 'narrow', Partial<TownConfig>> = {
+  default: {},
+  narrow: NARROW_STREETS,
+};
+
 export function townConfig(over: Partial<TownConfig> = {}): TownConfig {
   return { ...DEFAULT_TOWN, ...over };
 }

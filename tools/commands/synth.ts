@@ -6,6 +6,7 @@ import { createProgress } from '../../core/progress.ts';
 import { coreCount } from '../../core/workers.ts';
 import { LIDAR_MODELS, type LidarModel } from '../../simulation/lidar/beams.ts';
 import { writeSyntheticLog } from '../../simulation/town/synthLog.ts';
+import { STREET_LAYOUTS } from '../../simulation/town/townConfig.ts';
 import { upperMedianOfSorted } from '../../core/stats.ts';
 import { intOption, numberOption } from '../numberOption.ts';
 import { addForce, addThreads, printJson, threadsInput } from '../cliOptions.ts';
@@ -21,6 +22,7 @@ interface SynthCliOptions {
   motion: boolean;
   scenario: boolean;
   egoTravel: string;
+  streets: string;
   force?: boolean;
   json?: boolean;
 }
@@ -52,6 +54,11 @@ export function register(program: Command): void {
       'the recording car: the one at this quantile of ground covered among the cars (1: the most, mostly driving; 0: the least, mostly waiting)',
       '1',
     )
+    .option(
+      '--streets <layout>',
+      `street layout: ${Object.keys(STREET_LAYOUTS).join(' | ')} (narrow: one lane each way between parked cars and building fronts)`,
+      'default',
+    )
     .option('--json', 'print the summary as one JSON object (snake_case keys, docs/cli.md)');
   addThreads(cmd, 'worker threads for the sweeps (default: all cores)');
   addForce(cmd, 'an existing log at --out');
@@ -73,6 +80,12 @@ export function register(program: Command): void {
         );
       }
       const egoTravelQuantile = numberOption('--ego-travel', { min: 0, max: 1 })(opts.egoTravel);
+      if (!Object.hasOwn(STREET_LAYOUTS, opts.streets))
+        throw new InputError(
+          '--streets',
+          `unknown layout '${opts.streets}' (expected ${Object.keys(STREET_LAYOUTS).join(', ')})`,
+        );
+      const streets = STREET_LAYOUTS[opts.streets as keyof typeof STREET_LAYOUTS];
       const workers = threadsInput(opts) ?? coreCount();
       const sensor =
         opts.azimuth === undefined
@@ -87,7 +100,7 @@ export function register(program: Command): void {
         overwrite: opts.force,
         workers,
         writeScenario: opts.scenario,
-        town: { egoTravelQuantile },
+        town: { ...streets, egoTravelQuantile },
         sensor: { ...sensor, motion: opts.motion },
         progress: (total) => createProgress('synth', total, { silent: opts.json, unit: 'frames' }),
       });
