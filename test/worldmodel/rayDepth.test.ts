@@ -18,6 +18,7 @@ import { createRayDepthPool } from '../../worldmodel/rayDepthPool.ts';
 import { truthRays } from '../../worldmodel/forecastProtocol.ts';
 import { sensorOrigin } from '../../worldmodel/sweep.ts';
 import { rayDepthErrors, referenceBand } from '../../tools/report/rayDepthErrors.ts';
+import { scoreOnValidation, validationStarts } from '../../tools/report/rayDepthValidation.ts';
 import { RayDepthHead, RayDepthModel, rayDepth } from '../../worldmodel/rayDepthModel.ts';
 import { raysAlong } from '../../worldmodel/rays.ts';
 import {
@@ -346,6 +347,33 @@ describe('training the ray-depth head on a log', () => {
       await expect(rayDepthErrors(log, cfg, head, [12], 32)).rejects.toThrow(/start 12 has no 1 s ahead/);
     } finally {
       await head.dispose();
+      await log.close();
+    }
+  });
+
+  it('scores several heads on the same validation rays, per log and pooled as the trainer pools them', async () => {
+    const dir = path.join(tmp(), 'street');
+    await streetLog(dir, 1.2, 16);
+    const log = await LogReader.open(dir);
+    const a = await RayDepthHead.load('models/raydepth-foldA/raydepth.onnx');
+    const b = await RayDepthHead.load('models/raydepth-foldB/raydepth.onnx');
+    try {
+      const starts = validationStarts({ split: { street: { validation: [4] } } }).get('street')!;
+      const rows = await scoreOnValidation([{ name: 'street', log, starts }], cfg, [a, b, a]);
+      expect(rows.map((r) => r.log)).toEqual(['street', 'pooled']);
+      const s = await rayDepthSamples(log, cfg, [4], { rayStride: 16, pastSweeps: 3 });
+      expect(rows[0].rays).toBe(s.count);
+      expect(rows[0].rayTrace).toEqual(baselineErrors(s));
+      expect(rows[0].heads[0]).toEqual(
+        headErrors(cfg, s, await a.outputs(s.x, s.count), a.card.keepThresholdLogit),
+      );
+      // The same head twice gives the same figures; one log pooled is that log.
+      expect(rows[0].heads[2]).toEqual(rows[0].heads[0]);
+      expect(rows[1]).toEqual({ ...rows[0], log: 'pooled' });
+      expect(() => validationStarts({})).toThrow(/no split/);
+    } finally {
+      await a.dispose();
+      await b.dispose();
       await log.close();
     }
   });
