@@ -5,11 +5,25 @@ import { InputError } from '../../core/errors.ts';
 import type { Policy } from '../agents/policy.ts';
 import { type LearnedModelSpec, LearnedPolicy, modelMetaPath, SyncInference } from '../agents/learned.ts';
 import { AgentModel } from '../training/agentModel.ts';
+import type { ClosedLoopConfig } from '../training/closedLoop.ts';
+import type { DualAscentConfig } from '../training/dualAscent.ts';
 import type { PolicyNetConfig } from '../training/policyNet.ts';
+import type { PpoConfig } from '../training/ppo.ts';
 import { loadOnnxParams } from './onnxWeights.ts';
 
 export interface StudentSpec extends LearnedModelSpec {
   net: PolicyNetConfig;
+  /** How the model was trained, as its metadata records it (absent in older models). */
+  training: StudentTraining;
+}
+
+/** The RL settings a trained agent model's metadata records (`settings.ppo`, `.dual`, `.rl`; its last λ). */
+export interface StudentTraining {
+  ppo?: Partial<PpoConfig>;
+  dual?: DualAscentConfig;
+  closedLoop?: Partial<ClosedLoopConfig>;
+  rateSmoothing?: number;
+  lambda?: number;
 }
 
 /** The settings of a shipped agent model (its metadata JSON). */
@@ -17,7 +31,14 @@ export function readStudentSpec(onnx: string): StudentSpec {
   const metaFile = modelMetaPath(onnx);
   if (!fs.existsSync(metaFile))
     throw new InputError(metaFile, 'missing: the student model needs its metadata JSON');
-  let meta: { settings?: Partial<StudentSpec> };
+  let meta: {
+    settings?: Partial<StudentSpec> & {
+      ppo?: Partial<PpoConfig>;
+      dual?: DualAscentConfig;
+      rl?: { closedLoop?: Partial<ClosedLoopConfig>; rateSmoothing?: number };
+    };
+    lambda?: number;
+  };
   try {
     meta = JSON.parse(fs.readFileSync(metaFile, 'utf8')) as typeof meta;
   } catch (e) {
@@ -26,7 +47,14 @@ export function readStudentSpec(onnx: string): StudentSpec {
   const s = meta.settings;
   if (!s?.observation || !s.bins || !s.net)
     throw new InputError(metaFile, 'settings.observation, settings.bins and settings.net are required');
-  return { observation: s.observation, bins: s.bins, net: s.net, ruleAgents: s.ruleAgents };
+  const training: StudentTraining = {
+    ppo: s.ppo,
+    dual: s.dual,
+    closedLoop: s.rl?.closedLoop,
+    rateSmoothing: s.rl?.rateSmoothing,
+    lambda: typeof meta.lambda === 'number' ? meta.lambda : undefined,
+  };
+  return { observation: s.observation, bins: s.bins, net: s.net, ruleAgents: s.ruleAgents, training };
 }
 
 /** A trainable student initialised with the weights of `onnx`. */

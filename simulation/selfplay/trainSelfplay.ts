@@ -13,6 +13,7 @@ import { curvesSvg } from '../training/curves.ts';
 import { buildDemoSet, type DemoSet } from '../training/demoData.ts';
 import { DEFAULT_DUAL_ASCENT, type DualAscentConfig } from '../training/dualAscent.ts';
 import { DEFAULT_PPO, type PpoConfig } from '../training/ppo.ts';
+import type { ClosedLoopConfig } from '../training/closedLoop.ts';
 import { rlIteration } from '../training/rtr.ts';
 import { TEACHER_KINDS } from './chosenDraws.ts';
 import { DEFAULT_GAME, type GameConfig, judge, type Judged, propose } from './proposals.ts';
@@ -39,7 +40,15 @@ export interface SelfplayConfig {
   /** Nominal towns and generated long-tail scenarios in each student iteration. */
   townsPerIteration: number;
   longtailPerIteration: number;
-  /** Initial RTR λ. */
+  /**
+   * How the student learns: 'model' — with the recipe its metadata records (PPO and dual-ascent settings, rule
+   * walkers and parked cars, bootstrap, return scaling, the smoothed rate and its last λ), imitating the towns'
+   * logged demonstrations (not the expert-labelled rows of `--rl-recipe full`); 'basic' — RTR's first recipe
+   * (`ppo`, `dual`, `lambda` below, the network driving every agent). A student fine-tuned with another recipe
+   * than the one that trained it starts by unlearning it.
+   */
+  studentRecipe: 'model' | 'basic';
+  /** Initial RTR λ ('basic'). */
   lambda: number;
   ppo: PpoConfig;
   dual: DualAscentConfig;
@@ -59,6 +68,7 @@ export const DEFAULT_SELFPLAY: SelfplayConfig = {
   studentIterations: 1,
   townsPerIteration: 1,
   longtailPerIteration: 4,
+  studentRecipe: 'model',
   lambda: 0.5,
   ppo: DEFAULT_PPO,
   dual: DEFAULT_DUAL_ASCENT,
@@ -108,6 +118,8 @@ interface State {
   generator: SelfplayGenerator;
   done: number;
   lambda: number;
+  /** The infraction rate dual ascent last stepped on (recipes with rate smoothing). */
+  smoothedRate?: number;
   curve: RoundPoint[];
 }
 
@@ -144,6 +156,29 @@ async function updateTeacher(
   return teacher.update(b, rng, cfg.teacherEpochs, cfg.teacherMinibatch);
 }
 
+export interface StudentRecipe {
+  ppo: PpoConfig;
+  dual: DualAscentConfig;
+  closedLoop: Partial<ClosedLoopConfig>;
+  rateSmoothing: number;
+  lambda: number;
+}
+
+/** The student's per-iteration settings under `cfg.studentRecipe` (see SelfplayConfig). */
+export function studentRecipe(cfg: SelfplayConfig, spec: StudentSpec): StudentRecipe {
+  if (cfg.studentRecipe === 'basic')
+    return { ppo: cfg.ppo, dual: cfg.dual, closedLoop: {}, rateSmoothing: 0, lambda: cfg.lambda };
+  const t = spec.training;
+  return {
+    ppo: { ...cfg.ppo, ...t.ppo },
+    dual: t.dual ?? cfg.dual,
+    // The expert-labelled imitation rows need the aggregated set of train-agents; imitation stays on the logs.
+    closedLoop: { ...t.closedLoop, labelStride: 0, ruleAgents: spec.ruleAgents ?? false },
+    rateSmoothing: t.rateSmoothing ?? 0,
+    lambda: t.lambda ?? cfg.lambda,
+  };
+}
+
 /** Train (or resume) the teacher and the student; everything lands in `input.out`. */
 export async function trainSelfplay(
   input: SelfplayInput,
@@ -153,11 +188,12 @@ export async function trainSelfplay(
   const usesTeacher = cfg.generator === 'selfplay' || cfg.generator === 'adversarial';
   makeDirs(input.out);
   const { model, spec } = await loadStudent(input.studentInit, cfg.threads);
+  const recipe = studentRecipe(cfg, spec);
   const teacher = usesTeacher ? await TeacherModel.create({ ...cfg.teacher, threads: cfg.threads }) : null;
   try {
     const rng = new Rng(cfg.seed);
     const f = (k: keyof typeof SELFPLAY_FILES) => path.join(input.out, SELFPLAY_FILES[k]);
-    let state: State = { generator: cfg.generator, done: 0, lambda: cfg.lambda, curve: [] };
+    let state: State = { generator: cfg.generator, done: 0, lambda: recipe.lambda, curve: [] };
     if (fs.existsSync(f('state'))) {
       state = JSON.parse(fs.readFileSync(f('state'), 'utf8')) as State;
       if (state.generator !== cfg.generator)
@@ -222,11 +258,15 @@ export async function trainSelfplay(
         const r = await rlIteration(model, batch, rng, {
           mode: 'rtr',
           lambda: state.lambda,
-          ppo: cfg.ppo,
-          dual: cfg.dual,
+          ppo: recipe.ppo,
+          dual: recipe.dual,
           demos,
+          closedLoop: recipe.closedLoop,
+          rateSmoothing: recipe.rateSmoothing,
+          smoothedRate: state.smoothedRate,
         });
         state.lambda = r.nextLambda;
+        state.smoothedRate = r.smoothedRate;
         iters.push({ infraction: r.infractionRate, collision: r.collisionRate, ret: r.meanEpisodeReturn });
       }
       if (iters.length) {
@@ -266,14 +306,18 @@ function writeModels(
   teacher: TeacherModel | null,
   state: State,
 ): string[] {
+  const recipe = studentRecipe(cfg, spec);
   const f = (k: keyof typeof SELFPLAY_FILES) => path.join(input.out, SELFPLAY_FILES[k]);
   const files: string[] = [];
   const settings = {
     ...spec,
     mode: `selfplay-${cfg.generator}`,
     rounds: cfg.rounds,
-    ppo: cfg.ppo,
-    dual: cfg.dual,
+    studentRecipe: cfg.studentRecipe,
+    ppo: recipe.ppo,
+    dual: recipe.dual,
+    closedLoop: recipe.closedLoop,
+    rateSmoothing: recipe.rateSmoothing,
   };
   writeFileAtomicSync(f('student'), model.onnxBytes());
   writeFileAtomicSync(

@@ -32,6 +32,7 @@ export interface TrainSelfplayCliOptions {
   studentIterations: number;
   townsPerIteration: number;
   longtailPerIteration: number;
+  studentRecipe: string;
   seed: number;
   json?: boolean;
 }
@@ -47,6 +48,8 @@ export async function runTrainSelfplay(opts: TrainSelfplayCliOptions): Promise<R
     throw new InputError('--teacher-init', `the ${generator} baseline has no teacher`);
   if (generator === 'nominal' && opts.studentIterations < 1)
     throw new InputError('--student-iterations', 'the nominal baseline trains the student only: give ≥ 1');
+  if (opts.studentRecipe !== 'model' && opts.studentRecipe !== 'basic')
+    throw new InputError('--student-recipe', `must be model or basic, got '${opts.studentRecipe}'`);
   await prepareScenarioSources(opts.scenarios);
   const load = createProgress('scenarios', 0, { silent: opts.json });
   const nominal = scenariosFromSpec(opts.scenarios, '--scenarios', () => load.tick());
@@ -73,6 +76,7 @@ export async function runTrainSelfplay(opts: TrainSelfplayCliOptions): Promise<R
       studentIterations: opts.studentIterations,
       townsPerIteration: opts.townsPerIteration,
       longtailPerIteration: opts.longtailPerIteration,
+      studentRecipe: opts.studentRecipe as 'model' | 'basic',
       seed: opts.seed,
     },
   );
@@ -145,6 +149,11 @@ export function register(program: Command): void {
       "generated scenarios (the teacher's, or procedural) in each student iteration",
       intOption('--longtail-per-iteration', 0),
       d.longtailPerIteration,
+    )
+    .option(
+      '--student-recipe <name>',
+      "model (the RL settings the student's metadata records: rule walkers and parked cars, its PPO and dual ascent, its last λ) | basic (RTR's first recipe, the network driving every agent)",
+      d.studentRecipe,
     )
     .option('--seed <s>', 'random seed', intOption('--seed', 0), 1)
     .option('--json', 'print the summary as one JSON line')

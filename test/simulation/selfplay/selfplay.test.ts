@@ -17,7 +17,13 @@ import {
 import { DEFAULT_GAME, judge, type Proposal, propose } from '../../../simulation/selfplay/proposals.ts';
 import { teacherRealism } from '../../../simulation/selfplay/realism.ts';
 import { TeacherModel } from '../../../simulation/selfplay/teacherModel.ts';
-import { SELFPLAY_FILES, trainSelfplay } from '../../../simulation/selfplay/trainSelfplay.ts';
+import {
+  DEFAULT_SELFPLAY,
+  SELFPLAY_FILES,
+  studentRecipe,
+  trainSelfplay,
+} from '../../../simulation/selfplay/trainSelfplay.ts';
+import { readStudentSpec } from '../../../simulation/selfplay/student.ts';
 import { validateScenario } from '../../../simulation/validateScenario.ts';
 import { runGeneratorExport } from '../../../tools/commands/exportSelfplay.ts';
 import { readWomdFile } from '../../../datasets/womd.ts';
@@ -133,6 +139,31 @@ describe('self-play teacher', () => {
     } finally {
       await t.dispose();
     }
+  });
+});
+
+describe('the student recipe', () => {
+  it("fine-tunes the shipped agent with the RL settings it was trained with, or RTR's first recipe on request", () => {
+    const spec = readStudentSpec('models/agent.onnx');
+    const meta = JSON.parse(fs.readFileSync('models/agent.json', 'utf8')) as {
+      settings: { dual: unknown; ppo: { epochs: number }; ruleAgents: boolean; rl: { rateSmoothing: number } };
+      lambda: number;
+    };
+    const own = studentRecipe(DEFAULT_SELFPLAY, spec);
+    expect(own.closedLoop.ruleAgents).toBe(meta.settings.ruleAgents);
+    expect(own.closedLoop.labelStride).toBe(0);
+    expect(own.dual).toEqual(meta.settings.dual);
+    expect(own.ppo.epochs).toBe(meta.settings.ppo.epochs);
+    expect(own.rateSmoothing).toBe(meta.settings.rl.rateSmoothing);
+    expect(own.lambda).toBe(meta.lambda);
+    const basic = studentRecipe({ ...DEFAULT_SELFPLAY, studentRecipe: 'basic' }, spec);
+    expect(basic).toEqual({
+      ppo: DEFAULT_SELFPLAY.ppo,
+      dual: DEFAULT_SELFPLAY.dual,
+      closedLoop: {},
+      rateSmoothing: 0,
+      lambda: DEFAULT_SELFPLAY.lambda,
+    });
   });
 });
 
