@@ -23,6 +23,8 @@ export interface StudentTraining {
   dual?: DualAscentConfig;
   closedLoop?: Partial<ClosedLoopConfig>;
   rateSmoothing?: number;
+  /** Rows of the expert-labelled imitation set (runs with closedLoop.labelStride > 0). */
+  ilSetSize?: number;
   lambda?: number;
 }
 
@@ -35,7 +37,7 @@ export function readStudentSpec(onnx: string): StudentSpec {
     settings?: Partial<StudentSpec> & {
       ppo?: Partial<PpoConfig>;
       dual?: DualAscentConfig;
-      rl?: { closedLoop?: Partial<ClosedLoopConfig>; rateSmoothing?: number };
+      rl?: { closedLoop?: Partial<ClosedLoopConfig>; rateSmoothing?: number; ilSetSize?: number };
     };
     lambda?: number;
   };
@@ -52,6 +54,7 @@ export function readStudentSpec(onnx: string): StudentSpec {
     dual: s.dual,
     closedLoop: s.rl?.closedLoop,
     rateSmoothing: s.rl?.rateSmoothing,
+    ilSetSize: s.rl?.ilSetSize,
     lambda: typeof meta.lambda === 'number' ? meta.lambda : undefined,
   };
   return { observation: s.observation, bins: s.bins, net: s.net, ruleAgents: s.ruleAgents, training };

@@ -15,6 +15,9 @@ import { DEFAULT_DUAL_ASCENT, type DualAscentConfig } from '../training/dualAsce
 import { DEFAULT_PPO, type PpoConfig } from '../training/ppo.ts';
 import type { ClosedLoopConfig } from '../training/closedLoop.ts';
 import { rlIteration } from '../training/rtr.ts';
+import { AggregateSet } from '../training/dagger.ts';
+import { withLogRoutes } from '../training/logExpert.ts';
+import { FULL_RL, RTR_IL_SET_FILE } from '../training/trainAgents.ts';
 import { TEACHER_KINDS } from './chosenDraws.ts';
 import { DEFAULT_GAME, type GameConfig, judge, type Judged, propose } from './proposals.ts';
 import { loadStudent, type StudentSpec, studentPolicy } from './student.ts';
@@ -42,8 +45,8 @@ export interface SelfplayConfig {
   longtailPerIteration: number;
   /**
    * How the student learns: 'model' — with the recipe its metadata records (PPO and dual-ascent settings, rule
-   * walkers and parked cars, bootstrap, return scaling, the smoothed rate and its last λ), imitating the towns'
-   * logged demonstrations (not the expert-labelled rows of `--rl-recipe full`); 'basic' — RTR's first recipe
+   * walkers and parked cars, bootstrap, return scaling, the smoothed rate, its last λ, and for `--rl-recipe
+   * full` imitation rows on its own states labelled by the log-conditioned expert); 'basic' — RTR's first recipe
    * (`ppo`, `dual`, `lambda` below, the network driving every agent). A student fine-tuned with another recipe
    * than the one that trained it starts by unlearning it.
    */
@@ -82,6 +85,8 @@ export const SELFPLAY_FILES = {
   state: 'selfplay-state.json',
   studentCheckpoint: 'student.safetensors',
   teacherCheckpoint: 'teacher.safetensors',
+  /** The student's expert-labelled imitation rows (recipes with labels), resumed with the run. */
+  ilSet: RTR_IL_SET_FILE,
   student: 'agent.onnx',
   studentMeta: 'agent.json',
   teacher: 'selfplay-teacher.onnx',
@@ -161,20 +166,29 @@ export interface StudentRecipe {
   dual: DualAscentConfig;
   closedLoop: Partial<ClosedLoopConfig>;
   rateSmoothing: number;
+  /** Rows of the expert-labelled imitation set, seeded with the towns' demonstrations (0: the demonstrations). */
+  ilSetSize: number;
   lambda: number;
 }
 
 /** The student's per-iteration settings under `cfg.studentRecipe` (see SelfplayConfig). */
 export function studentRecipe(cfg: SelfplayConfig, spec: StudentSpec): StudentRecipe {
   if (cfg.studentRecipe === 'basic')
-    return { ppo: cfg.ppo, dual: cfg.dual, closedLoop: {}, rateSmoothing: 0, lambda: cfg.lambda };
+    return {
+      ppo: cfg.ppo,
+      dual: cfg.dual,
+      closedLoop: {},
+      rateSmoothing: 0,
+      ilSetSize: 0,
+      lambda: cfg.lambda,
+    };
   const t = spec.training;
   return {
     ppo: { ...cfg.ppo, ...t.ppo },
     dual: t.dual ?? cfg.dual,
-    // The expert-labelled imitation rows need the aggregated set of train-agents; imitation stays on the logs.
-    closedLoop: { ...t.closedLoop, labelStride: 0, ruleAgents: spec.ruleAgents ?? false },
+    closedLoop: { ...t.closedLoop, ruleAgents: spec.ruleAgents ?? false },
     rateSmoothing: t.rateSmoothing ?? 0,
+    ilSetSize: (t.closedLoop?.labelStride ?? 0) > 0 ? (t.ilSetSize ?? FULL_RL.ilSetSize) : 0,
     lambda: t.lambda ?? cfg.lambda,
   };
 }
@@ -202,12 +216,29 @@ export async function trainSelfplay(
       if (teacher) await teacher.loadCheckpoint(f('teacherCheckpoint'), rng);
     } else if (teacher && input.teacherInit) loadOnnxParams(input.teacherInit, teacher.params);
     const resumedFrom = state.done;
+    // With expert labels the towns are driven along each logged agent's own lanes, as train-agents does.
+    const nominal = recipe.ilSetSize > 0 ? input.nominal.map((s) => withLogRoutes(s)) : input.nominal;
     const demos: DemoSet | undefined =
       cfg.studentIterations > 0 && input.nominal.length
         ? buildDemoSet(input.nominal, model.bins, model.cfg.observation, {
             skipRuleAgents: spec.ruleAgents ?? false,
           })
         : undefined;
+    // Seeded with the demonstrations; the student's own expert-labelled states replace them over time.
+    let ilSet: AggregateSet | undefined;
+    if (recipe.ilSetSize > 0 && demos) {
+      if (resumedFrom > 0 && fs.existsSync(f('ilSet')))
+        ilSet = AggregateSet.fromBytes(
+          fs.readFileSync(f('ilSet')),
+          model.obsSize,
+          recipe.ilSetSize,
+          f('ilSet'),
+        );
+      else {
+        ilSet = new AggregateSet(model.obsSize, recipe.ilSetSize);
+        ilSet.add(demos.obs, demos.action, demos.count, rng);
+      }
+    }
     const game: GameConfig = {
       ...cfg.game,
       mode: cfg.generator === 'adversarial' ? 'adversarial' : 'selfplay',
@@ -250,8 +281,8 @@ export async function trainSelfplay(
       const iters: Record<string, number>[] = [];
       for (let it = 0; it < cfg.studentIterations; it++) {
         const batch: Scenario[] = [];
-        for (let k = 0; k < Math.min(cfg.townsPerIteration, input.nominal.length); k++)
-          batch.push(input.nominal[rng.int(input.nominal.length)]);
+        for (let k = 0; k < Math.min(cfg.townsPerIteration, nominal.length); k++)
+          batch.push(nominal[rng.int(nominal.length)]);
         for (let k = 0; k < Math.min(cfg.longtailPerIteration, pool.length); k++)
           batch.push(pool[rng.int(pool.length)]);
         if (!batch.length) break;
@@ -262,6 +293,7 @@ export async function trainSelfplay(
           dual: recipe.dual,
           demos,
           closedLoop: recipe.closedLoop,
+          ilSet,
           rateSmoothing: recipe.rateSmoothing,
           smoothedRate: state.smoothedRate,
         });
@@ -277,6 +309,7 @@ export async function trainSelfplay(
       state.curve.push(point);
       state.done = round + 1;
       await model.saveCheckpoint(f('studentCheckpoint'), model.trainer.stepCount, rng, null);
+      if (ilSet) writeFileAtomicSync(f('ilSet'), ilSet.toBytes());
       if (teacher) await teacher.saveCheckpoint(f('teacherCheckpoint'), rng, null);
       // The state names the round both checkpoints hold; written last, so a kill between files resumes the
       // previous round's state with at most one round's extra updates in the checkpoints.

@@ -146,12 +146,18 @@ describe('the student recipe', () => {
   it("fine-tunes the shipped agent with the RL settings it was trained with, or RTR's first recipe on request", () => {
     const spec = readStudentSpec('models/agent.onnx');
     const meta = JSON.parse(fs.readFileSync('models/agent.json', 'utf8')) as {
-      settings: { dual: unknown; ppo: { epochs: number }; ruleAgents: boolean; rl: { rateSmoothing: number } };
+      settings: {
+        dual: unknown;
+        ppo: { epochs: number };
+        ruleAgents: boolean;
+        rl: { rateSmoothing: number; ilSetSize: number; closedLoop: { labelStride: number } };
+      };
       lambda: number;
     };
     const own = studentRecipe(DEFAULT_SELFPLAY, spec);
     expect(own.closedLoop.ruleAgents).toBe(meta.settings.ruleAgents);
-    expect(own.closedLoop.labelStride).toBe(0);
+    expect(own.closedLoop.labelStride).toBe(meta.settings.rl.closedLoop.labelStride);
+    expect(own.ilSetSize).toBe(meta.settings.rl.ilSetSize);
     expect(own.dual).toEqual(meta.settings.dual);
     expect(own.ppo.epochs).toBe(meta.settings.ppo.epochs);
     expect(own.rateSmoothing).toBe(meta.settings.rl.rateSmoothing);
@@ -162,6 +168,7 @@ describe('the student recipe', () => {
       dual: DEFAULT_SELFPLAY.dual,
       closedLoop: {},
       rateSmoothing: 0,
+      ilSetSize: 0,
       lambda: DEFAULT_SELFPLAY.lambda,
     });
   });
