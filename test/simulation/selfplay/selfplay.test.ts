@@ -24,6 +24,7 @@ import {
   trainSelfplay,
 } from '../../../simulation/selfplay/trainSelfplay.ts';
 import { readStudentSpec } from '../../../simulation/selfplay/student.ts';
+import { scenariosFromSpec } from '../../../simulation/training/scenarioSpec.ts';
 import { validateScenario } from '../../../simulation/validateScenario.ts';
 import { runGeneratorExport } from '../../../tools/commands/exportSelfplay.ts';
 import { readWomdFile } from '../../../datasets/womd.ts';
@@ -211,6 +212,28 @@ describe('self-play training and export', () => {
     expect(fs.readdirSync(path.join(out, 'gpudrive')).length).toBe(2);
     expect(fs.readdirSync(tmp).filter((n) => n.includes('.tmp-'))).toEqual([]);
   }, 120_000);
+
+  it('fine-tunes the student with its own recipe, its expert-labelled rows kept and resumed with the run', async () => {
+    const out = path.join(tmp, 'student');
+    const input = {
+      nominal: scenariosFromSpec('town:1', '--scenarios'),
+      studentInit: 'models/agent.onnx',
+      out,
+      data: { command: 'test' },
+    };
+    const tiny = { generator: 'nominal' as const, rounds: 1, studentIterations: 1, townsPerIteration: 1 };
+    await trainSelfplay(input, tiny);
+    const ilFile = path.join(out, SELFPLAY_FILES.ilSet);
+    expect(fs.existsSync(ilFile)).toBe(true);
+    const rowsAfter1 = fs.statSync(ilFile).size;
+    const b = await trainSelfplay(input, { ...tiny, rounds: 2 });
+    expect(b.resumedFrom).toBe(1);
+    // The second round's labelled states joined the set it resumed (the demonstrations alone fill less).
+    expect(fs.statSync(ilFile).size).toBeGreaterThan(rowsAfter1);
+    const meta = JSON.parse(fs.readFileSync(path.join(out, SELFPLAY_FILES.studentMeta), 'utf8'));
+    expect(meta.settings.studentRecipe).toBe('model');
+    expect(meta.settings.closedLoop.ruleAgents).toBe(true);
+  }, 240_000);
 
   it('names the problem on bad input and leaves nothing behind', async () => {
     const out = path.join(tmp, 'bad');
