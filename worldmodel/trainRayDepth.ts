@@ -120,7 +120,8 @@ export function allocateTrainingRays(n: number): TrainingRays {
   };
 }
 
-function concatRays(parts: readonly TrainingRays[]): TrainingRays {
+/** The samples of `parts` one after another, in one set. */
+export function concatRays(parts: readonly TrainingRays[]): TrainingRays {
   const F = RAY_FEATURE_COUNT;
   const out = allocateTrainingRays(parts.reduce((s, p) => s + p.count, 0));
   let o = 0;

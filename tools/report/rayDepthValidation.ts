@@ -9,15 +9,14 @@ import { writeFileAtomicSync } from '../../core/atomic.ts';
 import { InputError } from '../../core/errors.ts';
 import { LogReader } from '../../datasets/logstore.ts';
 import type { TokenizerConfig } from '../../worldmodel/config.ts';
-import { RAY_FEATURE_COUNT } from '../../worldmodel/pastRayFeatures.ts';
 import { RayDepthHead } from '../../worldmodel/rayDepthModel.ts';
 import { createRayDepthPool } from '../../worldmodel/rayDepthPool.ts';
 import { ENCODER_FILE, readTokenizerSpec } from '../../worldmodel/tokenizerModel.ts';
 import {
   type DepthErrors,
   type TrainingRays,
-  allocateTrainingRays,
   baselineErrors,
+  concatRays,
   headErrors,
   rayDepthSamples,
 } from '../../worldmodel/trainRayDepth.ts';
@@ -40,19 +39,6 @@ export function validationStarts(card: {
 }): Map<string, number[]> {
   if (!card.split) throw new InputError('--card', 'has no split (not a train-ray-depth card)');
   return new Map(Object.entries(card.split).map(([name, s]) => [name, s.validation]));
-}
-
-function joined(parts: readonly TrainingRays[]): TrainingRays {
-  const out = allocateTrainingRays(parts.reduce((n, p) => n + p.count, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.x.set(p.x, o * RAY_FEATURE_COUNT);
-    out.reference.set(p.reference, o);
-    out.truth.set(p.truth, o);
-    out.exitM.set(p.exitM, o);
-    o += p.count;
-  }
-  return out;
 }
 
 /** Each head (at its own gate threshold) and the ray-trace on the same samples, per log and pooled. */
@@ -82,7 +68,7 @@ export async function scoreOnValidation(
   } finally {
     await pool.close();
   }
-  await score('pooled', joined(parts));
+  await score('pooled', concatRays(parts));
   return rows;
 }
 
