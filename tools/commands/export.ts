@@ -308,7 +308,7 @@ export function register(program: Command): void {
     .option('--method-name <name>', 'wosac: the method name on the leaderboard (default: drivekit-<agents>)')
     .option(
       '--lidar',
-      "also render the ego's LiDAR over each rollout into a log (frames, poses, box labels); with --format parquet or mcap, the log's Parquet tables or MCAP file",
+      "also render the ego's LiDAR over each rollout into a log (frames, poses, box labels); with --format parquet or mcap, the log's Parquet tables or MCAP file; with --generator, a log per scenario under lidar/",
     )
     .option('--lidar-model <model>', LIDAR_MODELS.join(' | '), 'hdl64')
     .option(

@@ -14,6 +14,8 @@ import { buildExportTables } from '../../simulation/export/exportTables.ts';
 import { scenarioToGpudrive } from '../../simulation/export/gpudriveExport.ts';
 import { writeParquetTables } from '../../simulation/export/parquetExport.ts';
 import { scenarioToWomd } from '../../simulation/export/womdExport.ts';
+import { exportLidarLog } from '../../simulation/export/lidarExport.ts';
+import { LIDAR_MODELS, type LidarModel } from '../../simulation/lidar/beams.ts';
 import { saveScenario } from '../../simulation/scenarioIo.ts';
 import { buildDatasheet, datasheetMarkdown } from '../../simulation/selfplay/datasheet.ts';
 import {
@@ -39,6 +41,13 @@ export interface GeneratorExportOptions {
   out?: string;
   teacher?: string;
   student?: string;
+  /** Also render the ego's simulated LiDAR of every scenario (a log per scenario under lidar/). */
+  lidar?: boolean;
+  lidarModel?: string;
+  /** Frames rendered per scenario from its current step on (default: to its end). */
+  lidarFrames?: number;
+  /** LiDAR worker threads (0 = this thread). */
+  threads?: number;
   json?: boolean;
   /** The command recorded in the datasheet (default: this process's command line). */
   command?: string;
@@ -86,6 +95,12 @@ export async function runGeneratorExport(opts: GeneratorExportOptions): Promise<
     throw new InputError('--count', `must be a whole number in 1…${MAX_GENERATED_SCENARIOS}, got ${count}`);
   if (generator === 'longtail' && opts.teacher !== undefined)
     throw new InputError('--teacher', 'the longtail generator has no teacher');
+  const lidarModel = (opts.lidarModel ?? 'hdl64') as LidarModel;
+  if (opts.lidar && !LIDAR_MODELS.includes(lidarModel))
+    throw new InputError(
+      '--lidar-model',
+      `unknown model '${lidarModel}' (known: ${LIDAR_MODELS.join(', ')})`,
+    );
   const seed = opts.seed ?? 1;
   const studentFile = opts.student ?? SHIPPED_AGENT_MODEL;
   const teacherFile = generator === 'longtail' ? undefined : (opts.teacher ?? SHIPPED_TEACHERS[generator]);
@@ -124,13 +139,27 @@ export async function runGeneratorExport(opts: GeneratorExportOptions): Promise<
         JSON.stringify(scenarioToGpudrive(s)),
       ),
     );
-    const files = {
+    if (opts.lidar) {
+      const lidarBar = createProgress('lidar', scenarios.length, { silent: opts.json });
+      for (let i = 0; i < scenarios.length; i++) {
+        await exportLidarLog(scenarios[i], path.join(tmp, 'lidar', stem(i)), {
+          model: lidarModel,
+          frames: opts.lidarFrames,
+          workers: opts.threads,
+        });
+        lidarBar.update(i + 1);
+      }
+      lidarBar.stop();
+    }
+    const files: Record<string, string> = {
       scenarios: 'scenarios/ (drivekit scenario directories, Arrow; the ego log is the teacher solution)',
       parquet: 'parquet/ (the scenario export tables: agents, tracks, map)',
       womd: 'womd/scenarios.tfrecord (Waymo Open Motion Scenario protos)',
       gpudrive: 'gpudrive/*.json (GPUDrive / Nocturne scenario JSON)',
       datasheet: 'datasheet.md, datasheet.json (per-scenario labels)',
     };
+    if (opts.lidar)
+      files.lidar = `lidar/*/ (the ego's simulated ${lidarModel} LiDAR along the teacher's solution: a drivekit log with poses and box labels per scenario)`;
     const models: Record<string, { path: string; sha256: string; trainedBy?: string }> = {
       student: {
         path: path.relative(process.cwd(), studentFile),
@@ -164,6 +193,7 @@ export async function runGeneratorExport(opts: GeneratorExportOptions): Promise<
       'gpudrive',
       'datasheet.md',
       'datasheet.json',
+      ...(opts.lidar ? ['lidar'] : []),
     ];
     return {
       generator,

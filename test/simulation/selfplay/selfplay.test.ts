@@ -28,6 +28,7 @@ import { scenariosFromSpec } from '../../../simulation/training/scenarioSpec.ts'
 import { validateScenario } from '../../../simulation/validateScenario.ts';
 import { runGeneratorExport } from '../../../tools/commands/exportSelfplay.ts';
 import { readWomdFile } from '../../../datasets/womd.ts';
+import { LogReader } from '../../../datasets/logstore.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'selfplay-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -234,6 +235,36 @@ describe('self-play training and export', () => {
     expect(meta.settings.studentRecipe).toBe('model');
     expect(meta.settings.closedLoop.ruleAgents).toBe(true);
   }, 240_000);
+
+  it("renders the ego's LiDAR of each exported scenario on request, a log with poses and labels", async () => {
+    const out = path.join(tmp, 'with-lidar');
+    const r = await runGeneratorExport({
+      generator: 'longtail',
+      count: 1,
+      out,
+      lidar: true,
+      lidarFrames: 2,
+      json: true,
+    });
+    expect(r.files).toContain(path.join(out, 'lidar'));
+    const [dir] = fs.readdirSync(path.join(out, 'lidar'));
+    const log = await LogReader.open(path.join(out, 'lidar', dir));
+    try {
+      expect(log.frameCount).toBe(2);
+      expect((await log.readFrame(1)).points.x.length).toBeGreaterThan(1000);
+    } finally {
+      await log.close();
+    }
+    await expect(
+      runGeneratorExport({
+        generator: 'longtail',
+        count: 1,
+        out: path.join(tmp, 'bad-lidar'),
+        lidar: true,
+        lidarModel: 'x',
+      }),
+    ).rejects.toThrow(/--lidar-model: unknown model 'x'/);
+  });
 
   it('names the problem on bad input and leaves nothing behind', async () => {
     const out = path.join(tmp, 'bad');
