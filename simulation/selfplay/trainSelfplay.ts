@@ -217,7 +217,8 @@ export async function trainSelfplay(
     } else if (teacher && input.teacherInit) loadOnnxParams(input.teacherInit, teacher.params);
     const resumedFrom = state.done;
     // With expert labels the towns are driven along each logged agent's own lanes, as train-agents does.
-    const nominal = recipe.ilSetSize > 0 ? input.nominal.map((s) => withLogRoutes(s)) : input.nominal;
+    const labels = recipe.ilSetSize > 0 && cfg.studentIterations > 0;
+    const nominal = labels ? input.nominal.map((s) => withLogRoutes(s)) : input.nominal;
     const demos: DemoSet | undefined =
       cfg.studentIterations > 0 && input.nominal.length
         ? buildDemoSet(input.nominal, model.bins, model.cfg.observation, {
@@ -226,7 +227,7 @@ export async function trainSelfplay(
         : undefined;
     // Seeded with the demonstrations; the student's own expert-labelled states replace them over time.
     let ilSet: AggregateSet | undefined;
-    if (recipe.ilSetSize > 0 && demos) {
+    if (labels && demos) {
       if (resumedFrom > 0 && fs.existsSync(f('ilSet')))
         ilSet = AggregateSet.fromBytes(
           fs.readFileSync(f('ilSet')),
@@ -323,7 +324,7 @@ export async function trainSelfplay(
           .join(' '),
       );
     }
-    const files = writeModels(input, cfg, model, spec, teacher, state);
+    const files = writeModels(input, cfg, model, spec, recipe, teacher, state);
     return { roundsDone: state.done, resumedFrom, curve: state.curve, files };
   } finally {
     await model.dispose();
@@ -336,10 +337,10 @@ function writeModels(
   cfg: SelfplayConfig,
   model: AgentModel,
   spec: StudentSpec,
+  recipe: StudentRecipe,
   teacher: TeacherModel | null,
   state: State,
 ): string[] {
-  const recipe = studentRecipe(cfg, spec);
   const f = (k: keyof typeof SELFPLAY_FILES) => path.join(input.out, SELFPLAY_FILES[k]);
   const files: string[] = [];
   const settings = {
