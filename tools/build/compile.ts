@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { buildNativeAddons, type NativeBuildResult } from './native.ts';
 
 /** Folders whose .ts files make up the program (tests and benches' fixtures stay TypeScript). */
 export const SOURCE_DIRS = ['core', 'datasets', 'perception', 'worldmodel', 'simulation', 'tools'];
@@ -60,8 +61,8 @@ function linkTo(target: string, link: string): void {
   fs.symlinkSync(path.relative(path.dirname(link), target), link);
 }
 
-/** Builds `root`/dist from scratch; returns the number of compiled files. */
-export async function compile(root: string): Promise<number> {
+/** Builds `root`/dist from scratch (the TypeScript, then the native addons); returns what it built. */
+export async function compile(root: string): Promise<{ files: number; native: NativeBuildResult }> {
   const esbuild = loadEsbuild();
   const dist = path.join(root, 'dist');
   const next = path.join(root, `dist.tmp-${process.pid}`);
@@ -90,6 +91,7 @@ export async function compile(root: string): Promise<number> {
   for (const name of ROOT_LINKS) {
     if (fs.existsSync(path.join(root, name))) linkTo(path.join(root, name), path.join(next, name));
   }
+  const native = buildNativeAddons(root, next);
   fs.writeFileSync(
     path.join(next, BUILD_STAMP),
     JSON.stringify({ builtAt: new Date().toISOString(), files: compiled }) + '\n',
@@ -99,14 +101,18 @@ export async function compile(root: string): Promise<number> {
   if (fs.existsSync(dist)) fs.renameSync(dist, old);
   fs.renameSync(next, dist);
   fs.rmSync(old, { recursive: true, force: true });
-  return compiled;
+  return { files: compiled, native };
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
   const t0 = performance.now();
-  const n = await compile(root);
+  const { files, native } = await compile(root);
+  const addons = native.built.length ? `, native ${native.built.join(', ')}` : '';
   process.stderr.write(
-    `drivekit build: ${n} files → dist/ in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
+    `drivekit build: ${files} files${addons} → dist/ in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
   );
+  for (const s of native.skipped) {
+    process.stderr.write(`drivekit build: native ${s.name} not built, TypeScript used instead: ${s.why}\n`);
+  }
 }
