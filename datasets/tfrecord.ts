@@ -2,24 +2,8 @@
 // masked CRC32C of those 8 bytes, the data, and the masked CRC32C of the data. Read with CRC checks.
 import fs from 'node:fs';
 import { writeFileAtomicSync } from '../core/atomic.ts';
+import { crc32c } from '../core/crc32c.ts';
 import { InputError } from '../core/errors.ts';
-
-// CRC-32C (Castagnoli), reflected polynomial 0x82F63B78, one 256-entry table (byte-wise).
-const CRC_TABLE = (() => {
-  const t = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ 0x82f63b78 : c >>> 1;
-    t[n] = c >>> 0;
-  }
-  return t;
-})();
-
-export function crc32c(bytes: Uint8Array, start = 0, end = bytes.length): number {
-  let c = 0xffffffff;
-  for (let i = start; i < end; i++) c = CRC_TABLE[(c ^ bytes[i]) & 0xff] ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
 
 /** TensorFlow masks stored CRCs (rotate right by 15, add a constant) so CRCs of CRCs stay useful. */
 export function maskCrc(crc: number): number {
@@ -49,7 +33,7 @@ export function readTfRecords(bytes: Uint8Array, file: string, opts: TfRecordRea
         `truncated TFRecord: ${where} has a ${bytes.length - pos}-byte header (12 expected)`,
       );
     const length = view.getBigUint64(pos, true);
-    if (verify && maskCrc(crc32c(bytes, pos, pos + 8)) !== view.getUint32(pos + 8, true))
+    if (verify && maskCrc(crc32c(bytes.subarray(pos, pos + 8))) !== view.getUint32(pos + 8, true))
       throw new InputError(file, `corrupt TFRecord: ${where}: length CRC mismatch`);
     const dataStart = pos + 12;
     if (length > BigInt(bytes.length - dataStart - 4))
@@ -58,7 +42,7 @@ export function readTfRecords(bytes: Uint8Array, file: string, opts: TfRecordRea
         `truncated TFRecord: ${where} declares ${length} data bytes but only ${Math.max(0, bytes.length - dataStart - 4)} remain`,
       );
     const dataEnd = dataStart + Number(length);
-    if (verify && maskCrc(crc32c(bytes, dataStart, dataEnd)) !== view.getUint32(dataEnd, true))
+    if (verify && maskCrc(crc32c(bytes.subarray(dataStart, dataEnd))) !== view.getUint32(dataEnd, true))
       throw new InputError(file, `corrupt TFRecord: ${where}: data CRC mismatch`);
     out.push(bytes.subarray(dataStart, dataEnd));
     pos = dataEnd + 4;
@@ -81,7 +65,7 @@ export function encodeTfRecords(records: readonly Uint8Array[]): Uint8Array {
   let pos = 0;
   for (const r of records) {
     view.setBigUint64(pos, BigInt(r.length), true);
-    view.setUint32(pos + 8, maskCrc(crc32c(out, pos, pos + 8)), true);
+    view.setUint32(pos + 8, maskCrc(crc32c(out.subarray(pos, pos + 8))), true);
     out.set(r, pos + 12);
     view.setUint32(pos + 12 + r.length, maskCrc(crc32c(r)), true);
     pos += 16 + r.length;

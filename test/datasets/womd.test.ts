@@ -7,13 +7,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { InputError } from '../../core/errors.ts';
 import { realData } from '../../core/paths.ts';
 import { itWithSharedData } from '../sharedData.ts';
-import {
-  crc32c,
-  encodeTfRecords,
-  maskCrc,
-  readTfRecordFile,
-  readTfRecords,
-} from '../../datasets/tfrecord.ts';
+import { crc32c } from '../../core/crc32c.ts';
+import { encodeTfRecords, maskCrc, readTfRecordFile, readTfRecords } from '../../datasets/tfrecord.ts';
 import { readWomdFile } from '../../datasets/womd.ts';
 
 const WOMD = realData('womd', 'motion_data_one_scenario.tfrecord');
