@@ -132,8 +132,9 @@ const TWO_PI = 2 * Math.PI;
 /** Height of the ground model below (x, y) in the vehicle frame. */
 export function groundHeightAt(m: GroundModel, x: number, y: number): number {
   const r = Math.hypot(x, y);
-  let b = Math.floor(r / m.binM);
-  if (b >= m.bins) b = m.bins - 1;
+  // The same product as cellPrototypes, so a point on a bin edge lands in the same bin.
+  const bf = r * (1 / m.binM);
+  const b = bf >= m.bins ? m.bins - 1 : Math.floor(bf);
   const c = azimuthSector(azimuthSectorTable(m.segments), x, y, r) * m.bins + b;
   return m.slope[c] * r + m.intercept[c];
 }
@@ -233,14 +234,15 @@ function cellPrototypes(
   invalid: number;
 } {
   const proto = new Float32Array(S * B).fill(Infinity);
-  const protoR = new Float32Array(S * B);
-  const protoX = new Float32Array(S * B);
-  const protoY = new Float32Array(S * B);
+  // The lowest point's index per cell; its range and position are looked up once after the pass (one
+  // store per new minimum instead of four).
+  const lowest = new Int32Array(S * B);
   const sectors = azimuthSectorTable(S);
   const px = pts.x;
   const py = pts.y;
   const pz = pts.z;
   const n = px.length;
+  const binsPerM = 1 / binM;
   let invalid = 0;
   for (let i = 0; i < n; i++) {
     const x = px[i];
@@ -253,17 +255,25 @@ function cellPrototypes(
       continue;
     }
     const r = Math.sqrt(x * x + y * y);
-    let b = Math.floor(r / binM);
-    if (b >= B) b = B - 1;
-    const c = azimuthSector(sectors, x, y, r) * B + b;
+    // Truncation of a non-negative product, clamped first (a far point's bin may not fit in 32 bits).
+    const bf = r * binsPerM;
+    const c = azimuthSector(sectors, x, y, r) * B + (bf >= B ? B - 1 : bf | 0);
     cellOf[i] = c;
     rangeOf[i] = r;
     if (r >= minRangeM && z < proto[c]) {
       proto[c] = z;
-      protoR[c] = r;
-      protoX[c] = x;
-      protoY[c] = y;
+      lowest[c] = i;
     }
+  }
+  const protoR = new Float32Array(S * B);
+  const protoX = new Float32Array(S * B);
+  const protoY = new Float32Array(S * B);
+  for (let c = 0; c < S * B; c++) {
+    if (proto[c] === Infinity) continue;
+    const i = lowest[c];
+    protoR[c] = rangeOf[i];
+    protoX[c] = px[i];
+    protoY[c] = py[i];
   }
   return { proto, protoR, protoX, protoY, invalid };
 }

@@ -7,6 +7,8 @@ export interface AzimuthSectorTable {
   sectors: number;
   /** Table cells over u = x / r ∈ [−1, 1]. */
   cells: number;
+  /** cells / 2: table cells per unit of u. */
+  cellsPerU: number;
   /** For y ≥ 0 (θ = acos u, falling with u): the sector at the cell's low u, and the u past which it is one less. */
   upperSector: Int32Array;
   upperBoundaryU: Float64Array;
@@ -54,7 +56,15 @@ export function azimuthSectorTable(sectors: number): AzimuthSectorTable {
     if (a - b > 1 || d - c > 1)
       throw new Error(`azimuth table: ${cells} cells too coarse for ${sectors} sectors`);
   }
-  const t = { sectors, cells, upperSector, upperBoundaryU, lowerSector, lowerBoundaryU };
+  const t = {
+    sectors,
+    cells,
+    cellsPerU: cells / 2,
+    upperSector,
+    upperBoundaryU,
+    lowerSector,
+    lowerBoundaryU,
+  };
   tables.set(sectors, t);
   return t;
 }
@@ -66,9 +76,10 @@ export function azimuthSectorTable(sectors: number): AzimuthSectorTable {
 export function azimuthSector(t: AzimuthSectorTable, x: number, y: number, rangeM: number): number {
   if (!(rangeM > 0)) return t.sectors >> 1;
   const u = x / rangeM;
-  let k = Math.floor((u + 1) * (t.cells / 2));
+  // u + 1 ≥ 0 up to rounding, so truncation is the floor (and −0.x truncates to cell 0); a per-point hot
+  // path, where `| 0` costs a third of Math.floor of a quotient.
+  let k = ((u + 1) * t.cellsPerU) | 0;
   if (k > t.cells) k = t.cells;
-  else if (k < 0) k = 0;
   if (y >= 0) return u > t.upperBoundaryU[k] ? t.upperSector[k] - 1 : t.upperSector[k];
   return u >= t.lowerBoundaryU[k] ? t.lowerSector[k] + 1 : t.lowerSector[k];
 }
