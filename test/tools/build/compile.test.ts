@@ -54,6 +54,9 @@ describe('compiled CLI', () => {
     const p = drivekit(['--help']);
     expect(p.status).toBe(0);
     expect(p.stdout).toContain('Running compiled JavaScript in dist/.');
+    // The build compiled the CRC32C addon into this checkout's dist/native/, and the compiled tree loads it.
+    expect(fs.existsSync(path.join(root, 'dist', 'native', 'crc32c.node'))).toBe(true);
+    expect(p.stdout).toContain("CRC32C on the CPU's instructions (native addon).");
     const v = drivekit(['--version']);
     expect(v.stdout.trim()).toBe(
       JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).version,
