@@ -22,7 +22,11 @@ import { type Benchmark, type Figure } from './benchmark.ts';
 import { median } from '../../core/stats.ts';
 import type { PeerResult, PeerRun } from './streamPeer.ts';
 
-/** Settings (defaults: 120k points, 1,000 timed + 20 warm-up messages, 5 alternating repetitions). */
+/**
+ * Settings (defaults: 120k points, 1,000 timed + 20 warm-up messages, 5 alternating repetitions; 15 of 300
+ * spread the pairs 0.69–1.52 on the 2-core VM, docs/streams.md). Each Arrow run is also compared with the
+ * raw run just before it.
+ */
 export const STREAM_BENCH = {
   pointsPerFrame: 120_000,
   messages: 1000,
@@ -202,6 +206,13 @@ export const benchmarks: Benchmark[] = [
             };
             if (mode !== 'raw') {
               figure.ratio_to_raw = +(f / rawFps).toFixed(3);
+              // Each run against the raw run just before it (same transport, seconds apart).
+              const pairs = runs[mode].map(
+                (x, r) => x.messages / x.seconds / (runs.raw[r].messages / runs.raw[r].seconds),
+              );
+              figure.ratio_pairs_median = +median(pairs).toFixed(3);
+              figure.ratio_pairs_min = +Math.min(...pairs).toFixed(3);
+              figure.ratio_pairs_max = +Math.max(...pairs).toFixed(3);
               figure.decode_ms_per_frame = +median(runs[mode].map((x) => x.decodeMs)).toFixed(3);
             }
             if (mode === 'arrow_encode_each') {
