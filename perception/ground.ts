@@ -1,7 +1,7 @@
 // Ground removal by line fitting per angular segment (Himmelsbach et al. 2010, "Fast segmentation of 3D
 // point clouds for ground vehicles"; segment/bin/height settings after CPD, see REFERENCES.md).
 import type { XYZ } from '../core/arrow/records.ts';
-import { azimuthSector, azimuthSectorTable } from '../core/geometry/azimuthSectors.ts';
+import { azimuthSector, azimuthSectorNear, azimuthSectorTable } from '../core/geometry/azimuthSectors.ts';
 import { fitNearPlane } from './planeFit.ts';
 import type { ConfigRanges } from '../core/configSchema.ts';
 
@@ -129,6 +129,12 @@ export interface GroundResult {
 
 const TWO_PI = 2 * Math.PI;
 
+/**
+ * The points' cells, kept between calls and grown when a sweep needs more (only read within one call): a
+ * fresh half-megabyte array per sweep costs allocation and cold cache lines on every sweep.
+ */
+const work = { cellOf: new Int32Array(0) };
+
 /** Height of the ground model below (x, y) in the vehicle frame. */
 export function groundHeightAt(m: GroundModel, x: number, y: number): number {
   const r = Math.hypot(x, y);
@@ -164,7 +170,7 @@ export function segmentGround(pts: XYZ, config: Partial<GroundConfig> = {}): Gro
   const { segments: S, bins: B } = cfg;
   const binM = cfg.maxRangeM / B;
   const n = pts.x.length;
-  const cellOf = new Int32Array(n);
+  const cellOf = (work.cellOf = work.cellOf.length >= n ? work.cellOf : new Int32Array(Math.ceil(n * 1.25)));
   const rangeOf = new Float32Array(n);
   const { proto, protoR, protoX, protoY, invalid } = cellPrototypes(
     pts,
@@ -244,6 +250,8 @@ function cellPrototypes(
   const n = px.length;
   const binsPerM = 1 / binM;
   let invalid = 0;
+  let sector = -1; // the previous point's: scans visit a sector's points together
+
   for (let i = 0; i < n; i++) {
     const x = px[i];
     const y = py[i];
@@ -257,7 +265,8 @@ function cellPrototypes(
     const r = Math.sqrt(x * x + y * y);
     // Truncation of a non-negative product, clamped first (a far point's bin may not fit in 32 bits).
     const bf = r * binsPerM;
-    const c = azimuthSector(sectors, x, y, r) * B + (bf >= B ? B - 1 : bf | 0);
+    sector = azimuthSectorNear(sectors, x, y, r, sector);
+    const c = sector * B + (bf >= B ? B - 1 : bf | 0);
     cellOf[i] = c;
     rangeOf[i] = r;
     if (r >= minRangeM && z < proto[c]) {

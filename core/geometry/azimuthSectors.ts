@@ -15,6 +15,9 @@ export interface AzimuthSectorTable {
   /** For y < 0 (θ = −acos u, rising with u): the sector at the cell's low u, and the u from which it is one more. */
   lowerSector: Int32Array;
   lowerBoundaryU: Float64Array;
+  /** Unit direction of each sector's first boundary, sector s from angle s·2π/S − π (S + 1 entries). */
+  boundaryX: Float64Array;
+  boundaryY: Float64Array;
 }
 
 const TWO_PI = 2 * Math.PI;
@@ -56,6 +59,12 @@ export function azimuthSectorTable(sectors: number): AzimuthSectorTable {
     if (a - b > 1 || d - c > 1)
       throw new Error(`azimuth table: ${cells} cells too coarse for ${sectors} sectors`);
   }
+  const boundaryX = new Float64Array(sectors + 1);
+  const boundaryY = new Float64Array(sectors + 1);
+  for (let s = 0; s <= sectors; s++) {
+    boundaryX[s] = Math.cos((s / sectors) * TWO_PI - Math.PI);
+    boundaryY[s] = Math.sin((s / sectors) * TWO_PI - Math.PI);
+  }
   const t = {
     sectors,
     cells,
@@ -64,6 +73,8 @@ export function azimuthSectorTable(sectors: number): AzimuthSectorTable {
     upperBoundaryU,
     lowerSector,
     lowerBoundaryU,
+    boundaryX,
+    boundaryY,
   };
   tables.set(sectors, t);
   return t;
@@ -82,4 +93,26 @@ export function azimuthSector(t: AzimuthSectorTable, x: number, y: number, range
   if (k > t.cells) k = t.cells;
   if (y >= 0) return u > t.upperBoundaryU[k] ? t.upperSector[k] - 1 : t.upperSector[k];
   return u >= t.lowerBoundaryU[k] ? t.lowerSector[k] + 1 : t.lowerSector[k];
+}
+
+/**
+ * azimuthSector, trying `hint` first (−1: none), e.g. the sector of the previous point of a scan, where
+ * consecutive points mostly share one: a point more than 1e-9 rad inside the hint's two boundaries (two
+ * cross products, far beyond the rounding of either test) is in it; any other point is looked up as usual.
+ * Needs at least 3 sectors (each narrower than π).
+ */
+export function azimuthSectorNear(
+  t: AzimuthSectorTable,
+  x: number,
+  y: number,
+  rangeM: number,
+  hint: number,
+): number {
+  if (hint >= 0 && t.sectors >= 3) {
+    const eps = 1e-9 * rangeM;
+    const bx = t.boundaryX;
+    const by = t.boundaryY;
+    if (bx[hint] * y - by[hint] * x > eps && x * by[hint + 1] - y * bx[hint + 1] > eps) return hint;
+  }
+  return azimuthSector(t, x, y, rangeM);
 }

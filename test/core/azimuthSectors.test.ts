@@ -1,7 +1,7 @@
 // The azimuth sector table against Math.atan2: every sector count, random and boundary directions,
 // the axes and the origin.
 import { describe, expect, it } from 'vitest';
-import { azimuthSector, azimuthSectorTable } from '../../core/geometry/azimuthSectors.ts';
+import { azimuthSector, azimuthSectorNear, azimuthSectorTable } from '../../core/geometry/azimuthSectors.ts';
 import { lcg32 } from '../../core/rng.ts';
 
 function sectorByAtan2(x: number, y: number, sectors: number): number {
@@ -45,6 +45,45 @@ describe('azimuthSector', () => {
         [-3, -3],
       ])
         check(x, y);
+      expect(mismatches).toBe(0);
+    });
+  }
+
+  for (const sectors of [3, 7, 150, 1000]) {
+    it(`with a hint, gives the lookup's sector for every hint (${sectors} sectors)`, () => {
+      const t = azimuthSectorTable(sectors);
+      const rand = lcg32(sectors + 1);
+      const points: [number, number][] = [
+        [0, 0],
+        [-1, 0],
+        [-1, -0],
+        [1, 0],
+        [0, 1],
+        [0, -1],
+      ];
+      for (let i = 0; i < 300; i++) {
+        const a = (rand() / 2 ** 32) * 2 * Math.PI - Math.PI;
+        const r = 0.01 + (rand() / 2 ** 32) * 200;
+        points.push([Math.fround(r * Math.cos(a)), Math.fround(r * Math.sin(a))]);
+      }
+      // A hair either side of every boundary, and exactly on it as float32 rounds it.
+      for (let s = 0; s <= sectors; s++) {
+        const a = (s / sectors) * 2 * Math.PI - Math.PI;
+        for (const eps of [-1e-12, -1e-9, 0, 1e-9, 1e-12])
+          points.push([Math.fround(20 * Math.cos(a + eps)), Math.fround(20 * Math.sin(a + eps))]);
+      }
+      let mismatches = 0;
+      const hints =
+        sectors <= 7 ? [...Array(sectors).keys()] : [0, 1, sectors >> 1, sectors - 2, sectors - 1];
+      for (const [x, y] of points) {
+        const r = Math.sqrt(x * x + y * y);
+        const want = azimuthSector(t, x, y, r);
+        // The point's own sector and its neighbours as hints (the hint is used when right), then others.
+        for (const h of [-1, want, want - 1, want + 1, ...hints]) {
+          if (h >= sectors) continue;
+          if (azimuthSectorNear(t, x, y, r, h) !== want) mismatches++;
+        }
+      }
       expect(mismatches).toBe(0);
     });
   }
