@@ -1,6 +1,6 @@
 // DAgger's expert on logged scenarios: IDM's car-following, yielding and red-light logic, conditioned on
 // the log — each agent follows the lanes its logged track drove, at the speed the log had a moment later.
-import { IdmPolicy } from '../agents/idmAgent.ts';
+import { type ControlScratch, IdmPolicy } from '../agents/idmAgent.ts';
 import type { Policy } from '../agents/policy.ts';
 import { RuleAgents } from '../agents/ruleAgents.ts';
 import { ACTION_STRIDE, type SimEnv, TYPE_CODE } from '../env.ts';
@@ -87,6 +87,13 @@ export class LogExpert {
     this.idm.prepare(env);
   }
 
+  /** IDM's terms behind the last decide() (free road, leader, light), for reports on what bound it. */
+  get lastControl(): Readonly<ControlScratch> | null {
+    return this.last;
+  }
+
+  private last: Readonly<ControlScratch> | null = null;
+
   /** IDM's (acceleration, curvature) for agent g now, desiring the logged speed. */
   decide(env: SimEnv, g: number): { accel: number; curvature: number } {
     const si = env.scenarioOf[g];
@@ -119,6 +126,7 @@ export class LogExpert {
       if (ahead > 0) this.idm.desired[g] += Math.min(this.cfg.catchUpMaxMps, ahead / this.cfg.catchUpS);
     }
     const st = this.idm.decide(env, g);
+    this.last = st;
     const c = this.cfg;
     if (c.trackTimeS <= 0 || st.v0 <= 0) return { accel: st.accel, curvature: st.curvature };
     // Not above the desired speed, nor where a curve ahead lowers it: pure pursuit lags in a turn taken

@@ -1,0 +1,190 @@
+// Whether the learned driver is slower than the expert it imitates, or the expert itself is slow: per moving
+// vehicle and step, in the states the driver reaches, its sampled acceleration against the label the
+// log-conditioned expert (DAgger's and RTR's labeller) gives there, and its speed against the log's.
+// Run: node --import tsx tools/report/expertPace.ts [--scenarios town:211-213|<path>,…] [--agent model.onnx] [--seed S] [--catch-up S]
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { LearnedPolicy, learnedAgent, SHIPPED_AGENT_MODEL } from '../../simulation/agents/learned.ts';
+import type { ControlScratch } from '../../simulation/agents/idmAgent.ts';
+import { ACTION_STRIDE, SimEnv, TYPE_CODE } from '../../simulation/env.ts';
+import type { Scenario } from '../../simulation/scenario.ts';
+import { LogExpert, withLogRoutes } from '../../simulation/training/logExpert.ts';
+import { scenariosFromSpec } from '../../simulation/training/scenarioSpec.ts';
+
+export interface PaceConfig {
+  /** A vehicle whose whole log stays below this is parked and left out, m/s (the class table's rule). */
+  parkedMps: number;
+  /** Speed ratios only where the log moves at least this fast, m/s. */
+  minLogSpeedMps: number;
+  /** "Behind the log": the logged position lies this far ahead along the heading, or more, m. */
+  behindM: number;
+  /** The expert and the driver disagree by at least this, m/s². */
+  disagreeMps2: number;
+  /** The expert's catch-up time (0: off; the shipped recipe's labeller uses 2 s). */
+  catchUpS: number;
+}
+
+export const DEFAULT_PACE: PaceConfig = {
+  parkedMps: 0.3,
+  minLogSpeedMps: 1,
+  behindM: 5,
+  disagreeMps2: 1,
+  catchUpS: 2,
+};
+
+export interface PaceTally {
+  /** Moving-vehicle steps the driver drove (the log valid at that step). */
+  steps: number;
+  /** Mean accelerations there, m/s²: the driver's (sampled, as applied) and the expert's label. */
+  driverAccelMps2: number;
+  expertAccelMps2: number;
+  /** Shares of steps where the expert asks for ≥ disagree more than the driver does, and the reverse. */
+  expertFaster: number;
+  driverFaster: number;
+  /** Mean of the driver's speed over the log's at the same step (log ≥ minLogSpeedMps). */
+  speedOverLog: number;
+  /** Steps behind the log by ≥ behindM, and the two mean accelerations there. */
+  behindSteps: number;
+  behindDriverAccelMps2: number;
+  behindExpertAccelMps2: number;
+  /** What bound the expert's label, per step: its share and the two mean accelerations there. */
+  bound: Record<PaceBound, { share: number; driverAccelMps2: number; expertAccelMps2: number }>;
+}
+
+/**
+ * What bound the expert's label: nothing below its free-road law (or the log-tracking law above it), the
+ * leader in its path, a red light's stop line, or the rest (yields to predicted conflicts, the walkers' rule).
+ */
+export type PaceBound = 'free road' | 'leader' | 'red light' | 'yield or other';
+const BOUNDS: readonly PaceBound[] = ['free road', 'leader', 'red light', 'yield or other'];
+
+/** Within this of a limit, the limit is taken to bind, m/s². */
+const BOUND_TOL_MPS2 = 0.05;
+
+function boundOf(label: number, st: Readonly<ControlScratch>): PaceBound {
+  if (label >= st.free - BOUND_TOL_MPS2) return 'free road';
+  if (st.accelLeader <= label + BOUND_TOL_MPS2) return 'leader';
+  if (Number.isFinite(st.stopGap)) return 'red light';
+  return 'yield or other';
+}
+
+/** Roll `scenarios` (with their logged routes, as training does) out with the model and tally the pace. */
+export function expertPace(
+  scenarios: Scenario[],
+  onnx: string,
+  seed = 1,
+  cfg: PaceConfig = DEFAULT_PACE,
+): PaceTally {
+  const logged = scenarios.map((s) => withLogRoutes(s));
+  const policy = learnedAgent(onnx)({ seed }) as LearnedPolicy;
+  const env = new SimEnv(logged);
+  env.reset();
+  policy.reset(env);
+  const expert = new LogExpert({ catchUpS: cfg.catchUpS });
+  expert.reset(env);
+  // Moving vehicles: any logged step at or above parkedMps.
+  const moving = new Uint8Array(env.n);
+  for (let g = 0; g < env.n; g++) {
+    if (env.typeCode[g] !== TYPE_CODE.vehicle) continue;
+    const a = env.scenarios[env.scenarioOf[g]].agents;
+    const T = env.scenarios[env.scenarioOf[g]].numSteps;
+    const row = env.rowOf[g];
+    for (let t = 0; t < T; t++) {
+      const k = row * T + t;
+      if (a.valid[k] && Math.hypot(a.vx[k], a.vy[k]) >= cfg.parkedMps) {
+        moving[g] = 1;
+        break;
+      }
+    }
+  }
+  let steps = 0;
+  let sumDriver = 0;
+  let sumExpert = 0;
+  let expertFaster = 0;
+  let driverFaster = 0;
+  let ratioSum = 0;
+  let ratioN = 0;
+  let behind = 0;
+  let behindDriver = 0;
+  let behindExpert = 0;
+  const byBound = new Map(BOUNDS.map((b) => [b, { n: 0, driver: 0, expert: 0 }]));
+  while (!env.done) {
+    policy.act(env);
+    expert.prepare(env);
+    for (const g of policy.driven) {
+      if (!moving[g]) continue;
+      const si = env.scenarioOf[g];
+      const s = env.scenarios[si];
+      const k = env.rowOf[g] * s.numSteps + env.currentStepOf(si);
+      if (!s.agents.valid[k]) continue;
+      const label = expert.decide(env, g).accel;
+      const driver = env.actions[g * ACTION_STRIDE];
+      const tally = byBound.get(boundOf(label, expert.lastControl!))!;
+      tally.n++;
+      tally.driver += driver;
+      tally.expert += label;
+      steps++;
+      sumDriver += driver;
+      sumExpert += label;
+      if (label >= driver + cfg.disagreeMps2) expertFaster++;
+      if (driver >= label + cfg.disagreeMps2) driverFaster++;
+      const logSpeed = Math.hypot(s.agents.vx[k], s.agents.vy[k]);
+      if (logSpeed >= cfg.minLogSpeedMps) {
+        ratioSum += Math.hypot(env.vx[g], env.vy[g]) / logSpeed;
+        ratioN++;
+      }
+      const ahead =
+        (s.agents.x[k] - env.x[g]) * Math.cos(env.yaw[g]) + (s.agents.y[k] - env.y[g]) * Math.sin(env.yaw[g]);
+      if (ahead >= cfg.behindM) {
+        behind++;
+        behindDriver += driver;
+        behindExpert += label;
+      }
+    }
+    env.step();
+  }
+  const r3 = (v: number) => +v.toFixed(3);
+  return {
+    steps,
+    driverAccelMps2: r3(sumDriver / steps),
+    expertAccelMps2: r3(sumExpert / steps),
+    expertFaster: r3(expertFaster / steps),
+    driverFaster: r3(driverFaster / steps),
+    speedOverLog: r3(ratioSum / ratioN),
+    behindSteps: behind,
+    behindDriverAccelMps2: r3(behindDriver / Math.max(1, behind)),
+    behindExpertAccelMps2: r3(behindExpert / Math.max(1, behind)),
+    bound: Object.fromEntries(
+      [...byBound].map(([b, t]) => [
+        b,
+        {
+          share: r3(t.n / steps),
+          driverAccelMps2: r3(t.driver / Math.max(1, t.n)),
+          expertAccelMps2: r3(t.expert / Math.max(1, t.n)),
+        },
+      ]),
+    ) as PaceTally['bound'],
+  };
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const arg = (name: string) => {
+    const i = process.argv.indexOf(name);
+    return i > 0 ? process.argv[i + 1] : undefined;
+  };
+  if (process.argv.includes('--help')) {
+    console.log(
+      'usage: node --import tsx tools/report/expertPace.ts [--scenarios town:211-213|<path>,…] [--agent model.onnx] [--seed S] [--catch-up S]',
+    );
+    process.exit(0);
+  }
+  const spec = arg('--scenarios') ?? 'town:211-213';
+  const onnx = arg('--agent') ?? SHIPPED_AGENT_MODEL;
+  const catchUpS = Number(arg('--catch-up') ?? DEFAULT_PACE.catchUpS);
+  const tally = expertPace(scenariosFromSpec(spec, '--scenarios'), onnx, Number(arg('--seed') ?? 1), {
+    ...DEFAULT_PACE,
+    catchUpS,
+  });
+  console.log(JSON.stringify({ scenarios: spec, agent: onnx, catchUpS, ...tally }));
+  process.exit(0);
+}
