@@ -2,14 +2,13 @@
 // vehicle and step, in the states the driver reaches, its sampled acceleration against the label the
 // log-conditioned expert (DAgger's and RTR's labeller) gives there, and its speed against the log's.
 // Run: node --import tsx tools/report/expertPace.ts [--scenarios town:211-213|<path>,…] [--agent model.onnx] [--seed S] [--catch-up S]
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { LearnedPolicy, learnedAgent, SHIPPED_AGENT_MODEL } from '../../simulation/agents/learned.ts';
 import type { ControlScratch } from '../../simulation/agents/idmAgent.ts';
 import { ACTION_STRIDE, SimEnv, TYPE_CODE } from '../../simulation/env.ts';
 import type { Scenario } from '../../simulation/scenario.ts';
 import { LogExpert, withLogRoutes } from '../../simulation/training/logExpert.ts';
 import { scenariosFromSpec } from '../../simulation/training/scenarioSpec.ts';
+import { flagValue, helpAndExit, isMain, numberFlag } from './reportArgs.ts';
 
 export interface PaceConfig {
   /** A vehicle whose whole log stays below this is parked and left out, m/s (the class table's rule). */
@@ -167,21 +166,14 @@ export function expertPace(
   };
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const arg = (name: string) => {
-    const i = process.argv.indexOf(name);
-    return i > 0 ? process.argv[i + 1] : undefined;
-  };
-  if (process.argv.includes('--help')) {
-    console.log(
-      'usage: node --import tsx tools/report/expertPace.ts [--scenarios town:211-213|<path>,…] [--agent model.onnx] [--seed S] [--catch-up S]',
-    );
-    process.exit(0);
-  }
-  const spec = arg('--scenarios') ?? 'town:211-213';
-  const onnx = arg('--agent') ?? SHIPPED_AGENT_MODEL;
-  const catchUpS = Number(arg('--catch-up') ?? DEFAULT_PACE.catchUpS);
-  const tally = expertPace(scenariosFromSpec(spec, '--scenarios'), onnx, Number(arg('--seed') ?? 1), {
+if (isMain(import.meta.url)) {
+  helpAndExit(
+    'node --import tsx tools/report/expertPace.ts [--scenarios town:211-213|<path>,…] [--agent model.onnx] [--seed S] [--catch-up S]',
+  );
+  const spec = flagValue('--scenarios') ?? 'town:211-213';
+  const onnx = flagValue('--agent') ?? SHIPPED_AGENT_MODEL;
+  const catchUpS = numberFlag('--catch-up', DEFAULT_PACE.catchUpS);
+  const tally = expertPace(scenariosFromSpec(spec, '--scenarios'), onnx, numberFlag('--seed', 1), {
     ...DEFAULT_PACE,
     catchUpS,
   });

@@ -2,8 +2,6 @@
 // and step, standing (< 0.3 m/s) with IDM's acceleration in its observation ≥ 0.5 m/s² but its own < 0.3;
 // with --ablate, what the model would do in those states with parts of the observation removed.
 // Run: node --import tsx tools/report/startHesitation.ts [--scenarios town:211-213|<path>,…] [--agent model.onnx] [--seed S] [--ablate]
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { InputError } from '../../core/errors.ts';
 import {
   LearnedPolicy,
@@ -25,6 +23,7 @@ import { ActionBins } from '../../simulation/training/actionBins.ts';
 import { actionBase } from '../../simulation/training/policyStep.ts';
 import type { Scenario } from '../../simulation/scenario.ts';
 import { scenariosFromSpec } from '../../simulation/training/scenarioSpec.ts';
+import { flagValue, helpAndExit, isMain, numberFlag } from './reportArgs.ts';
 
 export interface HesitationConfig {
   /** Standing: slower than this, m/s. */
@@ -187,23 +186,16 @@ export function ablateHesitation(
   }
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const arg = (name: string) => {
-    const i = process.argv.indexOf(name);
-    return i > 0 ? process.argv[i + 1] : undefined;
-  };
-  if (process.argv.includes('--help')) {
-    console.log(
-      'usage: node --import tsx tools/report/startHesitation.ts [--scenarios town:211-213|<path>,…] [--agent model.onnx] [--seed S] [--ablate]',
-    );
-    process.exit(0);
-  }
-  const spec = arg('--scenarios') ?? 'town:211-213';
-  const onnx = arg('--agent') ?? SHIPPED_AGENT_MODEL;
+if (isMain(import.meta.url)) {
+  helpAndExit(
+    'node --import tsx tools/report/startHesitation.ts [--scenarios town:211-213|<path>,…] [--agent model.onnx] [--seed S] [--ablate]',
+  );
+  const spec = flagValue('--scenarios') ?? 'town:211-213';
+  const onnx = flagValue('--agent') ?? SHIPPED_AGENT_MODEL;
   const { states, ...h } = startHesitation(
     scenariosFromSpec(spec, '--scenarios'),
     onnx,
-    Number(arg('--seed') ?? 1),
+    numberFlag('--seed', 1),
   );
   const share = h.standing ? h.hesitating / h.standing : NaN;
   console.log(
