@@ -23,7 +23,7 @@ import { ActionBins } from '../../simulation/training/actionBins.ts';
 import { actionBase } from '../../simulation/training/policyStep.ts';
 import type { Scenario } from '../../simulation/scenario.ts';
 import { scenariosFromSpec } from '../../simulation/training/scenarioSpec.ts';
-import { flagValue, helpAndExit, isMain, numberFlag } from './reportArgs.ts';
+import { checkReportFlags, flagValue, isMain, numberFlag } from './reportFlags.ts';
 
 export interface HesitationConfig {
   /** Standing: slower than this, m/s. */
@@ -187,8 +187,11 @@ export function ablateHesitation(
 }
 
 if (isMain(import.meta.url)) {
-  helpAndExit(
-    'node --import tsx tools/report/startHesitation.ts [--scenarios town:211-213|<path>,…] [--agent model.onnx] [--seed S] [--ablate]',
+  checkReportFlags(
+    process.argv,
+    'usage: node --import tsx tools/report/startHesitation.ts [--scenarios town:211-213|<path>,…] [--agent model.onnx] [--seed S] [--ablate]',
+    ['--scenarios', '--agent', '--seed'],
+    ['--ablate'],
   );
   const spec = flagValue('--scenarios') ?? 'town:211-213';
   const onnx = flagValue('--agent') ?? SHIPPED_AGENT_MODEL;
