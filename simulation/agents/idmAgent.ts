@@ -37,6 +37,12 @@ export interface IdmAgentConfig {
   laneLostM: number;
   /** Lateral clearance added to the half widths when deciding what is in the path, metres. */
   corridorMarginM: number;
+  /**
+   * A leader must also lie within that clearance of the planned route (the lanes ahead), not only of the
+   * parabola of the current curvature, which swings over parked cars and the next lane in curves and lane
+   * changes. Off for IDM (its published figures); an option of the log expert.
+   */
+  leaderOnRoute: boolean;
   /** Obstacles and conflicts are searched within clamp(minRange + rangeGain·v, …, maxRange) metres. */
   minRangeM: number;
   rangeGainS: number;
@@ -67,6 +73,7 @@ export const DEFAULT_IDM_AGENT: IdmAgentConfig = {
   maxLateralAccelMps2: 3,
   laneLostM: 4,
   corridorMarginM: 0.3,
+  leaderOnRoute: false,
   minRangeM: 20,
   rangeGainS: 4,
   maxRangeM: 60,

@@ -59,6 +59,27 @@ export function scanReference(
 }
 
 /** 3, one agent j (dx, dy from me): my leader, a neighbour-lane gap for lane changes, or a conflict to yield to. */
+/**
+ * Whether (x, y) lies less than `clear` across the planned path, measured at the plan point it is nearest to
+ * along the path (true without a plan: nothing to measure against).
+ */
+export function withinPlanCorridor(plan: YieldPlan, x: number, y: number, clear: number): boolean {
+  if (plan.count === 0) return true;
+  let nearestAlong = Infinity;
+  let across = Infinity;
+  for (let k = 0; k < plan.count; k++) {
+    const hh = plan.yaw[k];
+    const ex = x - plan.x[k];
+    const ey = y - plan.y[k];
+    const along = Math.abs(ex * Math.cos(hh) + ey * Math.sin(hh));
+    if (along < nearestAlong) {
+      nearestAlong = along;
+      across = Math.abs(-ex * Math.sin(hh) + ey * Math.cos(hh));
+    }
+  }
+  return across < clear;
+}
+
 export function interact(
   ctx: InteractionContext,
   env: SimEnv,
@@ -86,7 +107,11 @@ export function interact(
   const vj = env.vx[j] * c + env.vy[j] * sn;
   const gap = u - Lg / 2 - hu;
   const lateralClear = Wg / 2 + hw + cfg.corridorMarginM;
-  if (u > 0 && Math.abs(wPath) < lateralClear) {
+  if (
+    u > 0 &&
+    Math.abs(wPath) < lateralClear &&
+    (!cfg.leaderOnRoute || withinPlanCorridor(ctx.plan, env.x[j], env.y[j], lateralClear))
+  ) {
     st.accelLeader = Math.min(st.accelLeader, idmAcceleration(idm, v, gap, v - vj));
     if (gap < st.leaderGap) {
       st.leaderGap = gap;

@@ -5,7 +5,7 @@
 import { type SimEnv, TYPE_CODE } from '../env.ts';
 import { idmAcceleration, type IdmConfig } from './idm.ts';
 import type { ControlScratch, IdmAgentConfig } from './idmAgent.ts';
-import type { YieldPlan } from './idmInteraction.ts';
+import { withinPlanCorridor, type YieldPlan } from './idmInteraction.ts';
 import type { SpatialGrid } from '../spatialGrid.ts';
 
 /** What stays fixed while one agent scans its neighbours (filled by `beginScan`). */
@@ -166,6 +166,7 @@ export function scanNeighbours(
   const halfLg = sc.halfLengthM;
   const halfWg = sc.halfWidthM;
   const margin = cfg.corridorMarginM;
+  const leaderOnRoute = cfg.leaderOnRoute;
   const laneW = st.laneW;
   const occlusion = cfg.occlusion;
   const pedestrian = TYPE_CODE.pedestrian;
@@ -202,7 +203,11 @@ export function scanNeighbours(
         const vj = jvx * c + jvy * sn;
         const gap = u - Lg / 2 - hu;
         const lateralClear = halfWg + hw + margin;
-        if (u > 0 && Math.abs(wPath) < lateralClear) {
+        if (
+          u > 0 &&
+          Math.abs(wPath) < lateralClear &&
+          (!leaderOnRoute || withinPlanCorridor(plan, X[j], Y[j], lateralClear))
+        ) {
           st.accelLeader = Math.min(st.accelLeader, accelBehind(sc, v, gap, v - vj));
           if (gap < st.leaderGap) {
             st.leaderGap = gap;

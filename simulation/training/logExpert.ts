@@ -40,6 +40,8 @@ export interface LogExpertConfig {
    */
   startUnobservedWaits: boolean;
   waitSpeedMps: number;
+  /** IDM's leader must lie on the planned route too (IdmAgentConfig.leaderOnRoute). */
+  leaderOnRoute: boolean;
 }
 
 export const DEFAULT_LOG_EXPERT: LogExpertConfig = {
@@ -51,6 +53,7 @@ export const DEFAULT_LOG_EXPERT: LogExpertConfig = {
   catchUpMaxMps: 5,
   startUnobservedWaits: false,
   waitSpeedMps: 0.5,
+  leaderOnRoute: false,
 };
 
 /**
@@ -68,11 +71,12 @@ export function withLogRoutes(s: Scenario, cfg: LogExpertConfig = DEFAULT_LOG_EX
 
 /** The log-conditioned IDM: call reset(env) after the environment's, then decide per agent and step. */
 export class LogExpert {
-  readonly idm = new IdmPolicy();
+  readonly idm: IdmPolicy;
   readonly cfg: LogExpertConfig;
 
   constructor(cfg: Partial<LogExpertConfig> = {}) {
     this.cfg = { ...DEFAULT_LOG_EXPERT, ...cfg };
+    this.idm = new IdmPolicy({ leaderOnRoute: this.cfg.leaderOnRoute });
   }
 
   /** Track env's agents (their dynamics are left as they are). */

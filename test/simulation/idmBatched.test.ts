@@ -1,7 +1,7 @@
 // The IDM agent's batched neighbour scan (simulation/agents/idmScan.ts) against its per-neighbour reference
 // (idmInteraction.ts): the same trajectories bit for bit on a seeded town, deterministic and stochastic.
 import { describe, expect, it } from 'vitest';
-import type { IdmPolicy } from '../../simulation/agents/idmAgent.ts';
+import { IdmPolicy } from '../../simulation/agents/idmAgent.ts';
 import { AGENTS } from '../../simulation/agents/registry.ts';
 import type { NoisyPolicy } from '../../simulation/agents/stochastic.ts';
 import { rolloutScenarios } from '../../simulation/rollout.ts';
@@ -41,5 +41,25 @@ describe('batched IDM scan', () => {
     // The town's traffic interacts (leaders, lane changes, yields): the rollout is not a free-road drive.
     expect(r.x.length).toBeGreaterThan(1000);
     for (const k of ['x', 'y', 'z', 'yaw'] as const) expect(Array.from(f[k])).toEqual(Array.from(r[k]));
+  });
+
+  it('with leaders on the planned route only (the log expert’s option): the same rollouts both ways, and not IDM’s', () => {
+    const scenario = townScenario(3);
+    const run = (batched: boolean, leaderOnRoute: boolean) =>
+      rolloutScenarios(
+        [scenario],
+        () => {
+          const p = new IdmPolicy({ leaderOnRoute });
+          p.batched = batched;
+          return p;
+        },
+        { rollouts: 1 },
+      )[0].samples;
+    const ref = run(false, true);
+    const fast = run(true, true);
+    for (const k of ['x', 'y', 'yaw'] as const) expect(Array.from(fast[k])).toEqual(Array.from(ref[k]));
+    // The option changes who is a leader somewhere in the town's traffic.
+    const plain = run(true, false);
+    expect(Array.from(fast.x)).not.toEqual(Array.from(plain.x));
   });
 });
