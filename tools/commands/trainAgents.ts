@@ -46,6 +46,7 @@ export interface TrainAgentsCliOptions {
   rlRecipe?: string;
   expertCatchUp?: number;
   expertStartWaits?: boolean;
+  expertLeaderOnRoute?: boolean;
   progressReward?: number;
   goalPass?: number;
   rlTemperature?: number;
@@ -98,6 +99,7 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
   for (const [flag, given] of [
     ['--expert-catch-up', opts.expertCatchUp !== undefined],
     ['--expert-start-waits', opts.expertStartWaits === true],
+    ['--expert-leader-on-route', opts.expertLeaderOnRoute === true],
   ] as const) {
     if (given && !full && mode !== 'dagger')
       throw new InputError(
@@ -108,6 +110,7 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
   const expertCfg = {
     ...(opts.expertCatchUp !== undefined ? { catchUpS: opts.expertCatchUp } : {}),
     ...(opts.expertStartWaits === true ? { startUnobservedWaits: true } : {}),
+    ...(opts.expertLeaderOnRoute === true ? { leaderOnRoute: true } : {}),
   };
   const expertGiven = Object.keys(expertCfg).length > 0;
   if (opts.progressReward !== undefined && mode !== 'ppo' && mode !== 'rtr')
@@ -405,6 +408,10 @@ export function register(program: Command): void {
     .option(
       '--expert-start-waits',
       'dagger, or rtr with --rl-recipe full: where the log stands, the labelling expert desires the speed the log moves at next, so it waits only for a leader, a yield or a light (LogExpertConfig.startUnobservedWaits)',
+    )
+    .option(
+      '--expert-leader-on-route',
+      "dagger, or rtr with --rl-recipe full: the labelling expert's leader must lie on its planned route too, not only on the parabola of its current curvature (which swings over parked cars in curves; LogExpertConfig.leaderOnRoute)",
     )
     .option(
       '--rl-temperature <t>',

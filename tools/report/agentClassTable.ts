@@ -18,7 +18,7 @@ import { meanWosacScores, scoreScenarioRollouts } from '../../simulation/metrics
 import { rolloutScenarios } from '../../simulation/rollout.ts';
 import type { Scenario } from '../../simulation/scenario.ts';
 import { scenariosFromSpec } from '../../simulation/training/scenarioSpec.ts';
-import { LogExpertPolicy, withLogRoutes } from '../../simulation/training/logExpert.ts';
+import { type LogExpertConfig, LogExpertPolicy, withLogRoutes } from '../../simulation/training/logExpert.ts';
 import { intentionScenarios, type ScenarioFor } from '../../simulation/intention/intentionMode.ts';
 
 /** The agent name of DAgger's log-conditioned expert (scored on the scenarios with their log routes). */
@@ -114,10 +114,11 @@ export function classTableRow(
   seed = 0,
   scenarioFor?: ScenarioFor,
   temperature?: number,
+  expertCfg: Partial<LogExpertConfig> = {},
 ): ClassTableRow {
   // The expert is the ceiling DAgger imitates: it follows each logged agent's own lanes.
   const expert = agent === LOG_EXPERT_AGENT;
-  const make = expert ? () => new LogExpertPolicy() : agentByName(agent);
+  const make = expert ? () => new LogExpertPolicy(expertCfg) : agentByName(agent);
   if (!make) throw new InputError(agent, `unknown agent (or ${LOG_EXPERT_AGENT})`);
   const stochastic = agent !== 'replay';
   const M = Math.min(N, metricRollouts);
@@ -195,8 +196,18 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     process.argv,
     'usage: node --import tsx tools/report/agentClassTable.ts [--towns 301-310] [--rollouts N] [--metric-rollouts M]\n' +
       '  [--agent LABEL=NAME|model.onnx|log-expert …] [--intentions straightest|head|prior|log] [--temperature T]\n' +
-      '  [--json file]',
-    ['--towns', '--rollouts', '--metric-rollouts', '--agent', '--intentions', '--temperature', '--json'],
+      '  [--expert-catch-up S] [--expert-leader-on-route] [--json file]',
+    [
+      '--towns',
+      '--rollouts',
+      '--metric-rollouts',
+      '--agent',
+      '--intentions',
+      '--temperature',
+      '--expert-catch-up',
+      '--json',
+    ],
+    ['--expert-leader-on-route'],
   );
   const arg = (name: string) => {
     const i = process.argv.indexOf(name);
@@ -224,11 +235,20 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const temperature = tArg === undefined ? undefined : Number(tArg);
   if (temperature !== undefined && !(temperature > 0))
     throw new InputError('--temperature', `'${tArg}' is not a number > 0`);
+  // Settings of the log expert (`log-expert` rows): LogExpertConfig.catchUpS and .leaderOnRoute.
+  const expertCfg: Partial<LogExpertConfig> = {};
+  const catchUp = arg('--expert-catch-up');
+  if (catchUp !== undefined) {
+    expertCfg.catchUpS = Number(catchUp);
+    if (!(expertCfg.catchUpS >= 0))
+      throw new InputError('--expert-catch-up', `'${catchUp}' is not a number ≥ 0`);
+  }
+  if (process.argv.includes('--expert-leader-on-route')) expertCfg.leaderOnRoute = true;
   const scenarioFor = await intentionScenarios(intentions, scenarios);
   const rows: ClassTableRow[] = [];
   for (const [label, name] of agents) {
     const t0 = performance.now();
-    rows.push(classTableRow(label, name, scenarios, N, M, 0, scenarioFor, temperature));
+    rows.push(classTableRow(label, name, scenarios, N, M, 0, scenarioFor, temperature, expertCfg));
     process.stdout.write(`${label}: ${((performance.now() - t0) / 1000).toFixed(0)} s\n`);
   }
   process.stdout.write(

@@ -1,14 +1,15 @@
 // Whether the learned driver is slower than the expert it imitates, or the expert itself is slow: per moving
 // vehicle and step, in the states the driver reaches, its sampled acceleration against the label the
 // log-conditioned expert (DAgger's and RTR's labeller) gives there, and its speed against the log's.
-// Run: node --import tsx tools/report/expertPace.ts [--scenarios town:211-213|<path>,…] [--agent model.onnx] [--seed S] [--catch-up S]
+// Run: node --import tsx tools/report/expertPace.ts [--scenarios town:211-213|<path>,…] [--agent model.onnx] [--seed S]
+//   [--catch-up S] [--leader-on-route]
 import { LearnedPolicy, learnedAgent, SHIPPED_AGENT_MODEL } from '../../simulation/agents/learned.ts';
 import type { ControlScratch } from '../../simulation/agents/idmAgent.ts';
 import { ACTION_STRIDE, SimEnv, TYPE_CODE } from '../../simulation/env.ts';
 import type { Scenario } from '../../simulation/scenario.ts';
 import { LogExpert, withLogRoutes } from '../../simulation/training/logExpert.ts';
 import { scenariosFromSpec } from '../../simulation/training/scenarioSpec.ts';
-import { flagValue, helpAndExit, isMain, numberFlag } from './reportArgs.ts';
+import { checkReportFlags, flagValue, isMain, numberFlag } from './reportFlags.ts';
 
 export interface PaceConfig {
   /** A vehicle whose whole log stays below this is parked and left out, m/s (the class table's rule). */
@@ -21,6 +22,8 @@ export interface PaceConfig {
   disagreeMps2: number;
   /** The expert's catch-up time (0: off; the shipped recipe's labeller uses 2 s). */
   catchUpS: number;
+  /** The expert's leader must lie on its planned route too (LogExpertConfig.leaderOnRoute). */
+  leaderOnRoute: boolean;
 }
 
 export const DEFAULT_PACE: PaceConfig = {
@@ -29,6 +32,7 @@ export const DEFAULT_PACE: PaceConfig = {
   behindM: 5,
   disagreeMps2: 1,
   catchUpS: 2,
+  leaderOnRoute: false,
 };
 
 export interface PaceTally {
@@ -79,7 +83,7 @@ export function expertPace(
   const env = new SimEnv(logged);
   env.reset();
   policy.reset(env);
-  const expert = new LogExpert({ catchUpS: cfg.catchUpS });
+  const expert = new LogExpert({ catchUpS: cfg.catchUpS, leaderOnRoute: cfg.leaderOnRoute });
   expert.reset(env);
   // Moving vehicles: any logged step at or above parkedMps.
   const moving = new Uint8Array(env.n);
@@ -167,8 +171,11 @@ export function expertPace(
 }
 
 if (isMain(import.meta.url)) {
-  helpAndExit(
-    'node --import tsx tools/report/expertPace.ts [--scenarios town:211-213|<path>,…] [--agent model.onnx] [--seed S] [--catch-up S]',
+  checkReportFlags(
+    process.argv,
+    'usage: node --import tsx tools/report/expertPace.ts [--scenarios town:211-213|<path>,…] [--agent model.onnx] [--seed S] [--catch-up S] [--leader-on-route]',
+    ['--scenarios', '--agent', '--seed', '--catch-up'],
+    ['--leader-on-route'],
   );
   const spec = flagValue('--scenarios') ?? 'town:211-213';
   const onnx = flagValue('--agent') ?? SHIPPED_AGENT_MODEL;
@@ -176,6 +183,7 @@ if (isMain(import.meta.url)) {
   const tally = expertPace(scenariosFromSpec(spec, '--scenarios'), onnx, numberFlag('--seed', 1), {
     ...DEFAULT_PACE,
     catchUpS,
+    leaderOnRoute: process.argv.includes('--leader-on-route'),
   });
   console.log(JSON.stringify({ scenarios: spec, agent: onnx, catchUpS, ...tally }));
   process.exit(0);
