@@ -1,6 +1,6 @@
 // The expert's inputs as observation features (observation version 2): the route ahead by arc length, lane
 // offset and heading error, leader on the path, stop line, signal, speed history, parked flag — read off IDM.
-import { IdmPolicy } from './agents/idmAgent.ts';
+import { type IdmAgentConfig, IdmPolicy } from './agents/idmAgent.ts';
 import { type SimEnv, TYPE_CODE } from './env.ts';
 
 /** Arc lengths of the route points ahead, metres. */
@@ -35,10 +35,14 @@ export function expertFeatureScale(): number[] {
  * environment or a reset one (step count going back) restarts the probe.
  */
 export class ExpertProbe {
-  readonly idm = new IdmPolicy();
+  readonly idm: IdmPolicy;
   private env: SimEnv | null = null;
   private lastStep = -1;
   private readonly pt = { x: 0, y: 0, heading: 0 };
+
+  constructor(idm: Partial<IdmAgentConfig> = {}) {
+    this.idm = new IdmPolicy(idm);
+  }
 
   /** Start tracking env (its dynamics are left as they are). */
   reset(env: SimEnv): void {

@@ -23,6 +23,12 @@ export interface ObservationConfig {
    * (expertFeatures.ts: route ahead, lane offset, leader, stop line, history, parked flag) at the end.
    */
   version?: 1 | 2;
+  /**
+   * The expert block's IDM probe takes as leader only an agent on its planned route too
+   * (IdmAgentConfig.leaderOnRoute), as the log expert with that option labels. Absent: false, as in every
+   * model trained before it.
+   */
+  leaderOnRoute?: boolean;
 }
 
 export const DEFAULT_OBSERVATION: ObservationConfig = {
@@ -83,7 +89,8 @@ export class Observer {
   constructor(cfg: Partial<ObservationConfig> = {}) {
     const version = Object.keys(cfg).length === 0 ? DEFAULT_OBSERVATION.version : (cfg.version ?? 1);
     this.cfg = { ...DEFAULT_OBSERVATION, ...cfg, version };
-    this.probe = this.cfg.version === 2 ? new ExpertProbe() : null;
+    this.probe =
+      this.cfg.version === 2 ? new ExpertProbe({ leaderOnRoute: this.cfg.leaderOnRoute === true }) : null;
     this.size = observationSize(this.cfg);
     this.nearAgents = new NearestK(this.cfg.agents);
     this.nearLanes = new NearestK(this.cfg.lanePoints);

@@ -175,7 +175,11 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
       ...(opts.checkpointEvery !== undefined ? { checkpointEvery: opts.checkpointEvery } : {}),
       ruleAgents: opts.ruleAgents === true,
       model: {
-        observation: { ...DEFAULT_OBSERVATION, version: obsVersion === '1' ? 1 : 2 },
+        observation: {
+          ...DEFAULT_OBSERVATION,
+          version: obsVersion === '1' ? 1 : 2,
+          ...(opts.expertLeaderOnRoute === true ? { leaderOnRoute: true } : {}),
+        },
         bins: {
           ...DEFAULT_ACTION_BINS,
           residualSteering: steering === 'residual',
@@ -411,7 +415,7 @@ export function register(program: Command): void {
     )
     .option(
       '--expert-leader-on-route',
-      "dagger, or rtr with --rl-recipe full: the labelling expert's leader must lie on its planned route too, not only on the parabola of its current curvature (which swings over parked cars in curves; LogExpertConfig.leaderOnRoute)",
+      "dagger, or rtr with --rl-recipe full: the labelling expert's leader must lie on its planned route too, not only on the parabola of its current curvature (which swings over parked cars in curves; LogExpertConfig.leaderOnRoute), and so must the leader of the observation's IDM probe, the base of residual acceleration (ObservationConfig.leaderOnRoute)",
     )
     .option(
       '--rl-temperature <t>',
