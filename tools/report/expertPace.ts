@@ -5,15 +5,14 @@
 //   [--catch-up S] [--leader-on-route]
 import { LearnedPolicy, learnedAgent, SHIPPED_AGENT_MODEL } from '../../simulation/agents/learned.ts';
 import type { ControlScratch } from '../../simulation/agents/idmAgent.ts';
-import { ACTION_STRIDE, SimEnv, TYPE_CODE } from '../../simulation/env.ts';
+import { ACTION_STRIDE, SimEnv } from '../../simulation/env.ts';
 import type { Scenario } from '../../simulation/scenario.ts';
 import { LogExpert, withLogRoutes } from '../../simulation/training/logExpert.ts';
 import { scenariosFromSpec } from '../../simulation/training/scenarioSpec.ts';
+import { agentClass } from './agentClassTable.ts';
 import { checkReportFlags, flagValue, isMain, numberFlag } from './reportFlags.ts';
 
 export interface PaceConfig {
-  /** A vehicle whose whole log stays below this is parked and left out, m/s (the class table's rule). */
-  parkedMps: number;
   /** Speed ratios only where the log moves at least this fast, m/s. */
   minLogSpeedMps: number;
   /** "Behind the log": the logged position lies this far ahead along the heading, or more, m. */
@@ -27,7 +26,6 @@ export interface PaceConfig {
 }
 
 export const DEFAULT_PACE: PaceConfig = {
-  parkedMps: 0.3,
   minLogSpeedMps: 1,
   behindM: 5,
   disagreeMps2: 1,
@@ -85,21 +83,10 @@ export function expertPace(
   policy.reset(env);
   const expert = new LogExpert({ catchUpS: cfg.catchUpS, leaderOnRoute: cfg.leaderOnRoute });
   expert.reset(env);
-  // Moving vehicles: any logged step at or above parkedMps.
-  const moving = new Uint8Array(env.n);
-  for (let g = 0; g < env.n; g++) {
-    if (env.typeCode[g] !== TYPE_CODE.vehicle) continue;
-    const a = env.scenarios[env.scenarioOf[g]].agents;
-    const T = env.scenarios[env.scenarioOf[g]].numSteps;
-    const row = env.rowOf[g];
-    for (let t = 0; t < T; t++) {
-      const k = row * T + t;
-      if (a.valid[k] && Math.hypot(a.vx[k], a.vy[k]) >= cfg.parkedMps) {
-        moving[g] = 1;
-        break;
-      }
-    }
-  }
+  // Moving vehicles as the class table counts them (a logged speed above PARKED_SPEED_MPS somewhere).
+  const moving = Uint8Array.from({ length: env.n }, (_, g) =>
+    agentClass(env.scenarios[env.scenarioOf[g]], env.rowOf[g]) === 0 ? 1 : 0,
+  );
   let steps = 0;
   let sumDriver = 0;
   let sumExpert = 0;
