@@ -29,6 +29,14 @@ export interface ObservationConfig {
    * model trained before it.
    */
   leaderOnRoute?: boolean;
+  /**
+   * The expert block's IDM probe keeps the lane the agent drives in: it never changes lanes on the agent's
+   * behalf. A probe that may (IDM's MOBIL step, desiring the lane's speed limit) moves to the next lane when
+   * a slow leader holds it back, and from then on describes that lane — a lateral offset of a lane width, a
+   * pursuit curvature towards it and no leader — while the agent stays behind the leader. Absent: false, as
+   * in every model trained before it.
+   */
+  probeHoldsLane?: boolean;
 }
 
 export const DEFAULT_OBSERVATION: ObservationConfig = {
@@ -90,7 +98,13 @@ export class Observer {
     const version = Object.keys(cfg).length === 0 ? DEFAULT_OBSERVATION.version : (cfg.version ?? 1);
     this.cfg = { ...DEFAULT_OBSERVATION, ...cfg, version };
     this.probe =
-      this.cfg.version === 2 ? new ExpertProbe({ leaderOnRoute: this.cfg.leaderOnRoute === true }) : null;
+      this.cfg.version === 2
+        ? new ExpertProbe({
+            leaderOnRoute: this.cfg.leaderOnRoute === true,
+            // An infinite gain: no lane ever offers enough to change to it.
+            ...(this.cfg.probeHoldsLane === true ? { laneChangeGainMps2: Infinity } : {}),
+          })
+        : null;
     this.size = observationSize(this.cfg);
     this.nearAgents = new NearestK(this.cfg.agents);
     this.nearLanes = new NearestK(this.cfg.lanePoints);

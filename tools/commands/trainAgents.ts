@@ -47,6 +47,7 @@ export interface TrainAgentsCliOptions {
   expertCatchUp?: number;
   expertStartWaits?: boolean;
   expertLeaderOnRoute?: boolean;
+  probeHoldsLane?: boolean;
   progressReward?: number;
   goalPass?: number;
   rlTemperature?: number;
@@ -76,6 +77,8 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
   const obsVersion = opts.observation ?? '2';
   if (obsVersion !== '1' && obsVersion !== '2')
     throw new InputError('--observation', `must be 1 or 2, got '${obsVersion}'`);
+  if (opts.probeHoldsLane === true && obsVersion !== '2')
+    throw new InputError('--probe-holds-lane', 'is an option of the expert block: use --observation 2');
   if (opts.stepsPerRound !== undefined && mode !== 'dagger')
     throw new InputError('--steps-per-round', 'is a DAgger option: use --mode dagger');
   const realExpert = (opts.realExpert ?? DEFAULT_TRAIN_AGENTS.dagger.realExpert) as RealExpert;
@@ -179,6 +182,7 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
           ...DEFAULT_OBSERVATION,
           version: obsVersion === '1' ? 1 : 2,
           ...(opts.expertLeaderOnRoute === true ? { leaderOnRoute: true } : {}),
+          ...(opts.probeHoldsLane === true ? { probeHoldsLane: true } : {}),
         },
         bins: {
           ...DEFAULT_ACTION_BINS,
@@ -416,6 +420,10 @@ export function register(program: Command): void {
     .option(
       '--expert-leader-on-route',
       "dagger, or rtr with --rl-recipe full: the labelling expert's leader must lie on its planned route too, not only on the parabola of its current curvature (which swings over parked cars in curves; LogExpertConfig.leaderOnRoute), and so must the leader of the observation's IDM probe, the base of residual acceleration (ObservationConfig.leaderOnRoute)",
+    )
+    .option(
+      '--probe-holds-lane',
+      "the observation's IDM probe (the expert block, and the base of residual steering and acceleration) keeps the agent's lane instead of changing lanes on its behalf when a slow leader holds it back (ObservationConfig.probeHoldsLane)",
     )
     .option(
       '--rl-temperature <t>',
