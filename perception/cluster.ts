@@ -262,16 +262,19 @@ function indexVoxels(
  * number of points: one voxel lookup per point and 27 per occupied voxel. The voxels are indexed in a
  * dense grid over the points' extent (array indexing, no hashing) when it has at most MAX_DENSE_CELLS
  * cells, else in a hash table (`index: 'hash'` forces that); both give the same ids, so the same result.
+ * The labels go to `out` (one slot per point) when given, else to a new array.
  */
 export function clusterPoints(
   pts: XYZ,
   mask: Uint8Array | null,
   config: Partial<ClusterConfig> = {},
   index: 'auto' | 'hash' = 'auto',
+  out?: Int32Array,
 ): ClusterResult {
   const cfg: ClusterConfig = { ...DEFAULT_CLUSTER_CONFIG, ...config };
   const n = pts.x.length;
-  const labels = new Int32Array(n).fill(-1);
+  if (out && out.length !== n) throw new RangeError(`clusterPoints: the label array must hold ${n} points`);
+  const labels = (out ?? new Int32Array(n)).fill(-1);
   const inv = 1 / cfg.voxelM;
   const invZ = 1 / cfg.voxelZM;
   // Pass 1: which points are clustered, and the extent of their voxels.

@@ -9,6 +9,7 @@ import {
   type DiscoverConfig,
   type DiscoverConfigInput,
   discoverSweep,
+  sweepBuffers,
   resolveDiscoverConfig,
 } from './discover.ts';
 import {
@@ -105,8 +106,9 @@ export async function discoverLog(
   let points = 0;
   let nonFinite = 0;
   let ground = 0;
+  const buffers = sweepBuffers();
   for await (const frame of log.iterFrames()) {
-    const r = discoverSweep(frame.points, config.sweep, frame.frameIndex);
+    const r = discoverSweep(frame.points, config.sweep, frame.frameIndex, buffers);
     perFrame.push(r.boxes);
     points += r.stats.points;
     nonFinite += r.stats.nonFinite;

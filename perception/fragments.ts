@@ -57,12 +57,15 @@ function relativeAngle(rx: number, ry: number, x: number, y: number): number {
 
 /**
  * Relabel clusters so that fragments of one object seen one behind the other share a label. Cost:
- * one pass over the clustered points plus O(clusters²) pair tests.
+ * one pass over the clustered points plus O(clusters²) pair tests. The new labels go to `out` (one slot
+ * per point; it may be `clusters.labels` itself) when given, else to a new array; clusters come back
+ * unchanged when nothing merges.
  */
 export function mergeLineOfSightFragments(
   pts: XYZ,
   clusters: ClusterResult,
   config: Partial<FragmentConfig> = {},
+  out?: Int32Array,
 ): ClusterResult {
   const cfg: FragmentConfig = { ...DEFAULT_FRAGMENT_CONFIG, ...config };
   const K = clusters.count;
@@ -159,7 +162,9 @@ export function mergeLineOfSightFragments(
     newLabel[c] = newLabel[r];
   }
   if (count === K) return clusters;
-  const out = new Int32Array(labels.length);
-  for (let i = 0; i < labels.length; i++) out[i] = labels[i] < 0 ? -1 : newLabel[labels[i]];
-  return { labels: out, count };
+  if (out && out.length !== labels.length)
+    throw new RangeError(`mergeLineOfSightFragments: the label array must hold ${labels.length} points`);
+  const merged = out ?? new Int32Array(labels.length);
+  for (let i = 0; i < labels.length; i++) merged[i] = labels[i] < 0 ? -1 : newLabel[labels[i]];
+  return { labels: merged, count };
 }

@@ -127,6 +127,15 @@ export interface GroundResult {
   model: GroundModel;
 }
 
+/**
+ * Arrays of exactly one slot per point that segmentGround fills instead of allocating its outputs: a loop
+ * over sweeps passes the same ones (views of a larger buffer) to every call.
+ */
+export interface GroundOutputs {
+  isGround: Uint8Array;
+  heightAboveGround: Float32Array;
+}
+
 const TWO_PI = 2 * Math.PI;
 
 /**
@@ -165,13 +174,19 @@ export function flatGroundModel(levelZ: number, cfg: GroundConfig = DEFAULT_GROU
  * every bin then gets a line fitted to the accepted prototypes in a window centred on it, and points at
  * most `maxDistToLineM` above that line are ground. Cost: one pass over the points plus O(segments·bins).
  */
-export function segmentGround(pts: XYZ, config: Partial<GroundConfig> = {}): GroundResult {
+export function segmentGround(
+  pts: XYZ,
+  config: Partial<GroundConfig> = {},
+  out?: GroundOutputs,
+): GroundResult {
   const cfg: GroundConfig = { ...DEFAULT_GROUND_CONFIG, ...config };
   const { segments: S, bins: B } = cfg;
   const binM = cfg.maxRangeM / B;
   const n = pts.x.length;
+  if (out && (out.isGround.length !== n || out.heightAboveGround.length !== n))
+    throw new RangeError(`segmentGround: output arrays must hold ${n} points`);
   const cellOf = (work.cellOf = work.cellOf.length >= n ? work.cellOf : new Int32Array(Math.ceil(n * 1.25)));
-  const rangeOf = new Float32Array(n);
+  const rangeOf = out ? out.heightAboveGround : new Float32Array(n);
   const { proto, protoR, protoX, protoY, invalid } = cellPrototypes(
     pts,
     S,
@@ -204,7 +219,7 @@ export function segmentGround(pts: XYZ, config: Partial<GroundConfig> = {}): Gro
   }
   fillEmptySegments(hasLine, S, B, slope, intercept, plane);
   const heightAboveGround = rangeOf; // reused: the range of a point is not needed past this
-  const isGround = new Uint8Array(n);
+  const isGround = out ? out.isGround.fill(0) : new Uint8Array(n);
   const groundCount = classifyPoints(
     pts.z,
     cellOf,

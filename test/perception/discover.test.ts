@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { allocatePointCloud, boxAt, boxesFromRows, type PointCloud } from '../../core/arrow/records.ts';
 import { bevIou } from '../../core/geometry/iou.ts';
 import { LogReader, LogWriter } from '../../datasets/logstore.ts';
-import { discoverSweep } from '../../perception/discover.ts';
+import { discoverSweep, sweepBuffers } from '../../perception/discover.ts';
 import { discoverLog, resolvePipelineConfig } from '../../perception/discoverLog.ts';
 import { castSequence, castSweep, type Sweep } from './scene.ts';
 import { tmpDir } from './tmp.ts';
@@ -42,6 +42,34 @@ describe('discovery on a sweep', () => {
         ...Array.from({ length: r.boxes.cx.length }, (_, i) => bevIou(boxAt(r.boxes, i), c)),
       );
       expect(best).toBeGreaterThan(0.3);
+    }
+  });
+
+  it('gives the same result with reused buffers, over sweeps of growing and shrinking size', () => {
+    const cars = [
+      { cx: 10, cy: 4, cz: 0.8, length: 4.5, width: 1.8, height: 1.6, yaw: 1.2 },
+      { cx: 11, cy: 4.6, cz: 0.8, length: 4.5, width: 1.8, height: 1.6, yaw: 1.2 },
+      { cx: -8, cy: 7, cz: 0.8, length: 4.4, width: 1.8, height: 1.6, yaw: 0.3 },
+    ];
+    const sweeps = [0.5, 1, 0.25, 1].map((k, i) =>
+      castSweep({
+        ...sensor,
+        azimuthSteps: Math.round(720 * k),
+        terrain: (x) => 0.02 * x,
+        boxes: cars.map((c) => ({ ...c, cx: c.cx + i })),
+        noiseM: 0.02,
+      }),
+    );
+    const buffers = sweepBuffers();
+    for (const s of sweeps) {
+      const fresh = discoverSweep(s);
+      const reused = discoverSweep(s, undefined, 0, buffers);
+      expect(fresh.stats.boxes).toBeGreaterThan(0);
+      expect(reused.stats).toEqual(fresh.stats);
+      expect(Array.from(reused.boxes.cx)).toEqual(Array.from(fresh.boxes.cx));
+      expect(Array.from(reused.boxes.yaw)).toEqual(Array.from(fresh.boxes.yaw));
+      expect(Array.from(reused.isGround)).toEqual(Array.from(fresh.isGround));
+      expect(Array.from(reused.clusterOf)).toEqual(Array.from(fresh.clusterOf));
     }
   });
 

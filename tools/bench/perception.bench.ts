@@ -9,7 +9,7 @@ import { poseFromTranslationYaw } from '../../core/geometry/pose.ts';
 import { decodePcd } from '../../datasets/pcd.ts';
 import { fitBoxes } from '../../perception/boxfit.ts';
 import { clusterPoints } from '../../perception/cluster.ts';
-import { DEFAULT_DISCOVER_CONFIG, discoverSweep } from '../../perception/discover.ts';
+import { DEFAULT_DISCOVER_CONFIG, discoverSweep, sweepBuffers } from '../../perception/discover.ts';
 import { mergeLineOfSightFragments } from '../../perception/fragments.ts';
 import type { XYZ } from '../../core/arrow/records.ts';
 import { lcg32 } from '../../core/rng.ts';
@@ -85,27 +85,39 @@ export const benchmarks: Benchmark[] = [
       // The full sweep (≈120k points) and the same scene thinned to a half and a quarter.
       const sizes = [Math.round(full.x.length / 4), Math.round(full.x.length / 2), full.x.length];
       const perSize: Record<string, number> = {};
+      // As `drivekit discover` and the stage run it: per-point arrays reused from sweep to sweep.
+      const buffers = sweepBuffers();
+      const discover = (pts: XYZ) => discoverSweep(pts, undefined, 0, buffers);
       // Compile the hot loops on the full sweep first, so no size pays for the JIT.
-      for (let i = 0; i < warmup; i++) discoverSweep(full);
+      for (let i = 0; i < warmup; i++) discover(full);
       for (const n of sizes) {
         const pts = n === full.x.length ? full : subsample(full, n);
-        const ms = await timeRuns(() => discoverSweep(pts), reps, warmup);
+        const ms = await timeRuns(() => discover(pts), reps, warmup);
         // CPU time in batches of 10 sweeps (the kernel counts it in ticks of a few ms): what a sweep costs
         // one core even while other processes compete for it.
-        const cpu: number[] = [];
-        for (let b = 0; b < Math.max(3, reps / 10); b++) {
-          const t = process.cpuUsage();
-          for (let i = 0; i < 10; i++) discoverSweep(pts);
-          const d = process.cpuUsage(t);
-          cpu.push((d.user + d.system) / 1000 / 10);
-        }
+        const cpuOfSweeps = (fn: () => unknown) => {
+          const cpu: number[] = [];
+          for (let b = 0; b < Math.max(3, reps / 10); b++) {
+            const t = process.cpuUsage();
+            for (let i = 0; i < 10; i++) fn();
+            const d = process.cpuUsage(t);
+            cpu.push((d.user + d.system) / 1000 / 10);
+          }
+          return cpu;
+        };
+        const cpu = cpuOfSweeps(() => discover(pts));
         perSize[n] = median(cpu);
         if (n === full.x.length) {
-          const r = discoverSweep(pts);
+          // The same sweeps with fresh per-point arrays each call (discoverSweep without buffers).
+          const msFresh = await timeRuns(() => discoverSweep(pts), reps, warmup);
+          const cpuFresh = cpuOfSweeps(() => discoverSweep(pts));
+          const r = discover(pts);
           emit({
             name: 'discover_sweep',
             ms_per_sweep_median: median(ms),
             cpu_ms_per_sweep_median: median(cpu),
+            fresh_arrays_ms_per_sweep_median: median(msFresh),
+            fresh_arrays_cpu_ms_per_sweep_median: median(cpuFresh),
             ms_min: Math.min(...ms),
             ms_max: Math.max(...ms),
             points: n,

@@ -13,7 +13,7 @@ import { median } from '../../core/stats.ts';
 import { writeBoxesFile } from '../../datasets/logFiles.ts';
 import { importLog } from '../../datasets/import.ts';
 import { LogReader, LogWriter } from '../../datasets/logstore.ts';
-import { discoverSweep, resolveDiscoverConfig } from '../../perception/discover.ts';
+import { discoverSweep, resolveDiscoverConfig, sweepBuffers } from '../../perception/discover.ts';
 import { fork } from 'node:child_process';
 import { runPipeline } from '../commands/pipeline.ts';
 import { resolvePipelineConfig } from '../pipeline/config.ts';
@@ -58,9 +58,10 @@ export async function inProcess(
   let readMs = 0;
   let discoverMs = 0;
   let t = performance.now();
+  const buffers = sweepBuffers();
   for await (const frame of log.iterFrames()) {
     const tRead = performance.now();
-    parts.push(discoverSweep(frame.points, cfg, frame.frameIndex).boxes);
+    parts.push(discoverSweep(frame.points, cfg, frame.frameIndex, buffers).boxes);
     last = performance.now();
     // After the first frame, as the steady rate (its JIT warm-up left out).
     if (parts.length === 1) first = last;

@@ -5,6 +5,7 @@ import {
   DEFAULT_DISCOVER_CONFIG,
   DISCOVER_CONFIG_RANGES,
   discoverSweep,
+  sweepBuffers,
   resolveDiscoverConfig,
 } from '../../perception/discover.ts';
 import { Option } from 'commander';
@@ -36,10 +37,11 @@ export const register = transformStage<DiscoverStageOptions>({
     const rangeM = renamedInput(opts.clusterRange, opts.range, '--range', '--cluster-range');
     if (rangeM !== undefined) input.cluster = { ...input.cluster, rangeM };
     const cfg = resolveDiscoverConfig(input);
+    const buffers = sweepBuffers();
     return (batch) => {
       // A batch without frame metadata throws a SchemaError: the runner counts it as wrong-schema.
       const frame = batchToSensorFrame(batch, 'discover input');
-      const { boxes } = discoverSweep(frame.points, cfg, frame.frameIndex);
+      const { boxes } = discoverSweep(frame.points, cfg, frame.frameIndex, buffers);
       return boxesToBatch(boxes, sensorFrameMetadata(frame));
     };
   },
