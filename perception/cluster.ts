@@ -131,9 +131,10 @@ interface CandidateExtent {
 }
 
 /**
- * Pass 1 of clusterPoints: mark in `voxelOf` (0 = clustered, −1 = not) the points in the mask, in range
- * and off the ego vehicle, and find the extent of their voxels. A function of its own: inside
- * clusterPoints the loop's code, compiled on the stack, ran twice as slow after sweeps of another size.
+ * Pass 1 of clusterPoints: write in `voxelOf` the packed voxel key (packVoxelKey, never −1) of the points
+ * in the mask, in range and off the ego vehicle, −1 for the others, and find the extent of their voxels.
+ * A function of its own: inside clusterPoints the loop's code, compiled on the stack, ran twice as slow
+ * after sweeps of another size.
  */
 function markCandidates(
   pts: XYZ,
@@ -170,11 +171,12 @@ function markCandidates(
     // NaN fails `d2 <= r2`; z is checked explicitly.
     if (!(d2 <= r2) || !(z > -maxZ && z < maxZ) || Math.abs(x) > maxXY || Math.abs(y) > maxXY) continue;
     if (x >= egoMinXM && x <= egoMaxXM && Math.abs(y) <= egoHalfWidthM) continue;
-    voxelOf[i] = 0; // clustered; its voxel id is set in pass 2
     candidates++;
     const ix = Math.floor(x * inv) | 0;
     const iy = Math.floor(y * inv) | 0;
     const iz = Math.floor(z * invZ) | 0;
+    // Pass 2 reads the voxel back from the key instead of the point (its id replaces the key there).
+    voxelOf[i] = packKey(ix, iy, iz);
     if (ix < x0) x0 = ix;
     if (ix > x1) x1 = ix;
     if (iy < y0) y0 = iy;
@@ -196,48 +198,41 @@ interface DenseIndex {
 }
 
 /**
- * Voxel ids in order of first appearance for the points marked 0 in `voxelOf` (written in their place),
- * their voxel coordinates in `coords` and point counts at id + 1 in `counts`, from the dense grid or else
- * the hash table. Returns the number of voxels. A function of its own: inside clusterPoints the loop's
+ * Voxel ids in order of first appearance for the points with a voxel key in `voxelOf` (written in its
+ * place), their voxel coordinates in `coords` and point counts at id + 1 in `counts`, from the dense grid
+ * or else the hash table. Returns the number of voxels. A function of its own: inside clusterPoints the loop's
  * code, compiled on the stack, deoptimised over and over once sweeps of another size had run.
  */
 function indexVoxels(
-  pts: XYZ,
   n: number,
-  inv: number,
-  invZ: number,
   voxelOf: Int32Array,
   counts: Int32Array,
   coords: Int32Array,
   dense: DenseIndex | null,
   table: VoxelTable | null,
 ): number {
-  const px = pts.x;
-  const py = pts.y;
-  const pz = pts.z;
   let V = 0;
   let lastKey = 0;
   let lastId = -1;
   for (let i = 0; i < n; i++) {
-    if (voxelOf[i] < 0) continue;
-    const ix = Math.floor(px[i] * inv) | 0;
-    const iy = Math.floor(py[i] * inv) | 0;
-    const iz = Math.floor(pz[i] * invZ) | 0;
-    const key = dense
-      ? (iz - dense.oz) * dense.sz + (iy - dense.oy) * dense.sy + (ix - dense.ox)
-      : packKey(ix, iy, iz);
+    const key = voxelOf[i];
+    if (key === -1) continue;
     // Consecutive points of a scan line often share a voxel: skip the lookup then.
     if (lastId >= 0 && key === lastKey) {
       counts[lastId + 1]++;
       voxelOf[i] = lastId;
       continue;
     }
+    const ix = (key & 0xfff) - XY_OFF;
+    const iy = ((key >>> 12) & 0xfff) - XY_OFF;
+    const iz = (key >>> 24) - Z_OFF;
     let id: number;
     let fresh: boolean;
     if (dense) {
-      id = dense.grid[key];
+      const cell = (iz - dense.oz) * dense.sz + (iy - dense.oy) * dense.sy + (ix - dense.ox);
+      id = dense.grid[cell];
       fresh = id < 0;
-      if (fresh) id = dense.grid[key] = V++;
+      if (fresh) id = dense.grid[cell] = V++;
     } else {
       const before = table!.size;
       id = table!.insert(key);
@@ -275,8 +270,6 @@ export function clusterPoints(
   const n = pts.x.length;
   if (out && out.length !== n) throw new RangeError(`clusterPoints: the label array must hold ${n} points`);
   const labels = (out ?? new Int32Array(n)).fill(-1);
-  const inv = 1 / cfg.voxelM;
-  const invZ = 1 / cfg.voxelZM;
   // Pass 1: which points are clustered, and the extent of their voxels.
   const voxelOf = (work.voxelOf = atLeastInt32(work.voxelOf, n));
   const { candidates, x0, x1, y0, y1, z0, z1 } = markCandidates(pts, mask, cfg, voxelOf);
@@ -299,17 +292,7 @@ export function clusterPoints(
   if (useDense && dense.length < nx * ny * nz) dense = new Int32Array(nx * ny * nz).fill(-1);
   const grid = dense;
   // Pass 2: voxel ids in order of first appearance.
-  const V = indexVoxels(
-    pts,
-    n,
-    inv,
-    invZ,
-    voxelOf,
-    counts,
-    coords,
-    useDense ? { grid, ox, oy, oz, sy, sz } : null,
-    table,
-  );
+  const V = indexVoxels(n, voxelOf, counts, coords, useDense ? { grid, ox, oy, oz, sy, sz } : null, table);
   const ref2 = cfg.minPointsRefRangeM * cfg.minPointsRefRangeM;
   const minPointsAt = (ix: number, iy: number): number => {
     if (ref2 === 0) return cfg.minPoints;
