@@ -2,6 +2,7 @@
 // class, the geometry (rear-end, hit from behind, side by side, head-on, crossing) and where (junction,
 // in lane, between lanes) — to find the cause of the rate.
 // Run: node --import tsx tools/report/collisionKinds.ts --towns 211-213 [--rollouts N] [--agent NAME|model.onnx]
+// [--list] (one line per collision: scenario, rollout, step, the two agents' rows and speeds)
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InputError } from '../../core/errors.ts';
@@ -39,12 +40,32 @@ export function collisionGeometry(
   return along > 0 ? 'rear-end' : 'hit from behind';
 }
 
-/** Counts of `partner class / geometry` over the first collision of every moving vehicle, and the step. */
+/** One moving vehicle's first collision, for a listing. */
+export interface CollisionRecord {
+  scenario: string;
+  /** Steps after the current step. */
+  step: number;
+  /** Rows of the moving vehicle and its partner in the scenario. */
+  agent: number;
+  partner: number;
+  kind: string;
+  /** Speeds at the collision, m/s, from the last step's displacement. */
+  speedMps: number;
+  partnerSpeedMps: number;
+  /** Logged speed of the moving vehicle at that step (NaN where the log has none). */
+  loggedSpeedMps: number;
+}
+
+/**
+ * Counts of `partner class / geometry` over the first collision of every moving vehicle, and the step;
+ * with `records`, each collision is also listed there.
+ */
 export function collisionKinds(
   s: Scenario,
   sim: AgentTracks,
   counts: Map<string, number>,
   steps: number[],
+  records?: CollisionRecord[],
 ): number {
   const a = s.agents;
   const T = s.numSteps;
@@ -89,6 +110,20 @@ export function collisionKinds(
         const key = `${who} / ${geo} / ${where}`;
         counts.set(key, (counts.get(key) ?? 0) + 1);
         steps.push(t - s.currentStep);
+        if (records) {
+          const speed = (o: number) =>
+            sim.valid[o - 1] ? Math.hypot(sim.x[o] - sim.x[o - 1], sim.y[o] - sim.y[o - 1]) / s.dtS : NaN;
+          records.push({
+            scenario: s.id,
+            step: t - s.currentStep,
+            agent: i,
+            partner: j,
+            kind: key,
+            speedMps: speed(k),
+            partnerSpeedMps: speed(q),
+            loggedSpeedMps: a.valid[k] ? Math.hypot(a.vx[k], a.vy[k]) : NaN,
+          });
+        }
         break found;
       }
     }
@@ -113,9 +148,19 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   });
   const counts = new Map<string, number>();
   const steps: number[] = [];
+  const records: CollisionRecord[] | undefined = process.argv.includes('--list') ? [] : undefined;
   let movers = 0;
   for (const r of res)
-    for (const tr of r.allTracks ?? [r.tracks]) movers += collisionKinds(r.scenario, tr, counts, steps);
+    (r.allTracks ?? [r.tracks]).forEach((tr, rollout) => {
+      const before = records?.length ?? 0;
+      movers += collisionKinds(r.scenario, tr, counts, steps, records);
+      if (records)
+        for (const c of records.slice(before))
+          process.stdout.write(
+            `${c.scenario} rollout ${rollout} step ${c.step}: agent ${c.agent} (${c.speedMps.toFixed(1)} m/s, ` +
+              `log ${c.loggedSpeedMps.toFixed(1)}) × agent ${c.partner} (${c.partnerSpeedMps.toFixed(1)} m/s), ${c.kind}\n`,
+          );
+    });
   const total = [...counts.values()].reduce((x, y) => x + y, 0);
   process.stdout.write(
     JSON.stringify({
