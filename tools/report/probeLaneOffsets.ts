@@ -82,6 +82,7 @@ if (isMain(import.meta.url)) {
   console.log(
     JSON.stringify({
       scenarios: spec,
+      leaderOnRoute,
       ...t,
       defaultFarShare: +(t.defaultFar / Math.max(1, t.movingRows)).toFixed(4),
     }),
