@@ -269,7 +269,8 @@ export function clusterPoints(
   const cfg: ClusterConfig = { ...DEFAULT_CLUSTER_CONFIG, ...config };
   const n = pts.x.length;
   if (out && out.length !== n) throw new RangeError(`clusterPoints: the label array must hold ${n} points`);
-  const labels = (out ?? new Int32Array(n)).fill(-1);
+  // Every slot is written by the last pass.
+  const labels = out ?? new Int32Array(n);
   // Pass 1: which points are clustered, and the extent of their voxels.
   const voxelOf = (work.voxelOf = atLeastInt32(work.voxelOf, n));
   const { candidates, x0, x1, y0, y1, z0, z1 } = markCandidates(pts, mask, cfg, voxelOf);
@@ -363,7 +364,7 @@ export function clusterPoints(
   }
   for (let i = 0; i < n; i++) {
     const v = voxelOf[i];
-    if (v >= 0) labels[i] = voxelLabel[v];
+    labels[i] = v >= 0 ? voxelLabel[v] : -1;
   }
   // Leave the dense grid empty for the next call: only the cells of this call's voxels were set.
   if (useDense)

@@ -145,24 +145,17 @@ export function discoverSweep(
 ): SweepResult {
   const n = pts.x.length;
   if (buffers) growBuffers(buffers, n);
-  const g = segmentGround(
-    pts,
-    cfg.ground,
-    buffers && {
-      isGround: buffers.isGround.subarray(0, n),
-      heightAboveGround: buffers.heightAboveGround.subarray(0, n),
-    },
-  );
+  // Candidates: finite, not ground, below the height cut (flagged by the ground pass itself).
+  const mask = buffers ? buffers.mask.subarray(0, n) : new Uint8Array(n);
+  const g = segmentGround(pts, cfg.ground, {
+    isGround: buffers ? buffers.isGround.subarray(0, n) : new Uint8Array(n),
+    heightAboveGround: buffers ? buffers.heightAboveGround.subarray(0, n) : new Float32Array(n),
+    aboveGround: { mask, maxHeightM: cfg.maxHeightAboveGroundM },
+  });
   const finite = n - g.invalidCount;
   const model = finite >= cfg.minSweepPoints ? g.model : flatGroundModel(g.model.levelZ, cfg.ground);
-  // Candidates: finite, not ground, below the height cut.
-  const mask = buffers ? buffers.mask.subarray(0, n).fill(0) : new Uint8Array(n);
-  if (finite >= cfg.minSweepPoints) {
-    const cut = cfg.maxHeightAboveGroundM;
-    const h = g.heightAboveGround;
-    // NaN heights (non-finite points) fail the comparison.
-    for (let i = 0; i < n; i++) if (!g.isGround[i] && h[i] <= cut) mask[i] = 1;
-  }
+  // Too few points for a ground: nothing to cluster.
+  if (finite < cfg.minSweepPoints) mask.fill(0);
   // With buffers, the fragments are merged in place in the clustering's labels.
   const labels = buffers?.labels.subarray(0, n);
   const clusters = mergeLineOfSightFragments(

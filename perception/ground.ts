@@ -134,6 +134,11 @@ export interface GroundResult {
 export interface GroundOutputs {
   isGround: Uint8Array;
   heightAboveGround: Float32Array;
+  /**
+   * Optionally, 1 for the points above the ground by at most `maxHeightM` (not ground, finite), 0 for the
+   * rest: what object discovery clusters, written in the same pass as the ground flags.
+   */
+  aboveGround?: { mask: Uint8Array; maxHeightM: number };
 }
 
 const TWO_PI = 2 * Math.PI;
@@ -183,7 +188,12 @@ export function segmentGround(
   const { segments: S, bins: B } = cfg;
   const binM = cfg.maxRangeM / B;
   const n = pts.x.length;
-  if (out && (out.isGround.length !== n || out.heightAboveGround.length !== n))
+  if (
+    out &&
+    (out.isGround.length !== n ||
+      out.heightAboveGround.length !== n ||
+      (out.aboveGround && out.aboveGround.mask.length !== n))
+  )
     throw new RangeError(`segmentGround: output arrays must hold ${n} points`);
   const cellOf = (work.cellOf = work.cellOf.length >= n ? work.cellOf : new Int32Array(Math.ceil(n * 1.25)));
   const rangeOf = out ? out.heightAboveGround : new Float32Array(n);
@@ -219,7 +229,8 @@ export function segmentGround(
   }
   fillEmptySegments(hasLine, S, B, slope, intercept, plane);
   const heightAboveGround = rangeOf; // reused: the range of a point is not needed past this
-  const isGround = out ? out.isGround.fill(0) : new Uint8Array(n);
+  const isGround = out ? out.isGround : new Uint8Array(n);
+  const above = out?.aboveGround;
   const groundCount = classifyPoints(
     pts.z,
     cellOf,
@@ -228,6 +239,8 @@ export function segmentGround(
     cfg.maxDistToLineM,
     heightAboveGround,
     isGround,
+    above ? above.mask : null,
+    above ? above.maxHeightM : 0,
   );
   return {
     isGround,
@@ -271,13 +284,15 @@ function cellPrototypes(
     const x = px[i];
     const y = py[i];
     const z = pz[i];
-    // NaN fails every comparison; Infinity is caught by the difference test.
-    if (!(x - x === 0 && y - y === 0 && z - z === 0)) {
+    // A NaN or infinite x or y makes r2 NaN or Infinity (a float32 squared cannot overflow), which fails
+    // the first test; z has its own (NaN fails every comparison, Infinity the difference).
+    const r2 = x * x + y * y;
+    if (!(r2 < Infinity) || !(z - z === 0)) {
       cellOf[i] = -1;
       invalid++;
       continue;
     }
-    const r = Math.sqrt(x * x + y * y);
+    const r = Math.sqrt(r2);
     // Truncation of a non-negative product, clamped first (a far point's bin may not fit in 32 bits).
     const bf = r * binsPerM;
     sector = azimuthSectorNear(sectors, x, y, r, sector);
@@ -304,7 +319,8 @@ function cellPrototypes(
 
 /**
  * Height of each point above its cell's line (in place of its range, which `rangeOf` holds on entry;
- * NaN for invalid points) and the ground flag; returns the ground count.
+ * NaN for invalid points), the ground flag (every slot written) and, with `above`, the points above the
+ * ground by at most `maxAboveM`; returns the ground count.
  */
 function classifyPoints(
   pz: ArrayLike<number>,
@@ -314,20 +330,24 @@ function classifyPoints(
   maxDistToLineM: number,
   rangeOf: Float32Array,
   isGround: Uint8Array,
+  above: Uint8Array | null,
+  maxAboveM: number,
 ): number {
   let groundCount = 0;
   for (let i = 0; i < isGround.length; i++) {
     const c = cellOf[i];
     if (c < 0) {
       rangeOf[i] = NaN;
+      isGround[i] = 0;
+      if (above) above[i] = 0;
       continue;
     }
     const h = pz[i] - (slope[c] * rangeOf[i] + intercept[c]);
     rangeOf[i] = h;
-    if (h <= maxDistToLineM) {
-      isGround[i] = 1;
-      groundCount++;
-    }
+    const ground = h <= maxDistToLineM;
+    isGround[i] = ground ? 1 : 0;
+    if (ground) groundCount++;
+    if (above) above[i] = !ground && h <= maxAboveM ? 1 : 0;
   }
   return groundCount;
 }

@@ -4,7 +4,8 @@ import { median } from '../../core/stats.ts';
 import { baselineSweep, DEFAULT_BASELINE_CONFIG, ransacGroundPlane } from '../../perception/baseline.ts';
 import { dbscan } from '../../perception/dbscan.ts';
 import { timeRuns, type Benchmark } from './benchmark.ts';
-import { kittiSweep, PERCEPTION_BENCH } from './perception.bench.ts';
+import { kittiSweep } from './kittiSweep.ts';
+import { PERCEPTION_BENCH } from './perception.bench.ts';
 
 export const benchmarks: Benchmark[] = [
   {

@@ -3,24 +3,17 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { boxAt } from '../../core/arrow/records.ts';
-import { realData } from '../../core/paths.ts';
-import { decodePcd } from '../../datasets/pcd.ts';
 import { DEFAULT_GRID_CONFIG, resolveDetectorConfig } from '../../perception/detector/config.ts';
 import { Detector } from '../../perception/detector/model.ts';
 import { trainDetector, trainingFrame } from '../../perception/detector/train.ts';
 import { discoverSweep } from '../../perception/discover.ts';
 import { SHIPPED_MODEL } from '../commands/detect.ts';
 import { type Benchmark, type Figure, peakRssMb, timeRuns } from './benchmark.ts';
+import { kittiSweep } from './kittiSweep.ts';
 import { median } from '../../core/stats.ts';
 
 /** Settings: timed sweeps, warm-up sweeps, threads (the 2-core target machine), training steps timed. */
 export const DETECTOR_BENCH = { reps: 20, warmup: 3, threads: 2, trainWarmup: 3, trainSteps: 10 };
-
-function kittiSweep() {
-  const file = realData('kitti-0048', '0000000000.pcd');
-  if (!fs.existsSync(file)) throw new Error(`${file} not found: the benchmark needs ../shared/data`);
-  return decodePcd(fs.readFileSync(file), file).points;
-}
 
 function modelPath(): string {
   if (!fs.existsSync(SHIPPED_MODEL))
