@@ -37,6 +37,12 @@ export interface ObservationConfig {
    * in every model trained before it.
    */
   probeHoldsLane?: boolean;
+  /**
+   * The probe yields at side-by-side merges (IdmAgentConfig.mergeYield): the one behind brakes, where the
+   * probe otherwise left both to touch, so IDM's acceleration — the base of residual acceleration — did
+   * not brake for a car merging beside the agent. Absent: false, as in every model trained before it.
+   */
+  probeMergeYield?: boolean;
 }
 
 export const DEFAULT_OBSERVATION: ObservationConfig = {
@@ -101,6 +107,7 @@ export class Observer {
       this.cfg.version === 2
         ? new ExpertProbe({
             leaderOnRoute: this.cfg.leaderOnRoute === true,
+            mergeYield: this.cfg.probeMergeYield === true,
             // An infinite gain: no lane ever offers enough to change to it.
             ...(this.cfg.probeHoldsLane === true ? { laneChangeGainMps2: Infinity } : {}),
           })

@@ -43,6 +43,14 @@ export interface IdmAgentConfig {
    * changes. Off for IDM (its published figures); an option of the log expert.
    */
   leaderOnRoute: boolean;
+  /**
+   * Of two vehicles side by side whose paths merge (going the same way, the other predicted in my path
+   * within the yield horizon), the one behind — or, level, the one with the higher index — yields: it
+   * brakes as behind a leader 0.5 m ahead. Without it neither does ("braking hard would not help") and
+   * they touch in the merge. Off for IDM (its published figures); an option of the log expert and of the
+   * observation's probe.
+   */
+  mergeYield: boolean;
   /** Obstacles and conflicts are searched within clamp(minRange + rangeGain·v, …, maxRange) metres. */
   minRangeM: number;
   rangeGainS: number;
@@ -74,6 +82,7 @@ export const DEFAULT_IDM_AGENT: IdmAgentConfig = {
   laneLostM: 4,
   corridorMarginM: 0.3,
   leaderOnRoute: false,
+  mergeYield: false,
   minRangeM: 20,
   rangeGainS: 4,
   maxRangeM: 60,

@@ -7,6 +7,9 @@ import type { ControlScratch, IdmAgentConfig } from './idmAgent.ts';
 import { idmStopAcceleration } from './idmStop.ts';
 import type { SpatialGrid } from '../spatialGrid.ts';
 
+/** With IdmAgentConfig.mergeYield, the one yielding at a side-by-side merge brakes as behind a leader this far ahead, m. */
+export const MERGE_GAP_M = 0.5;
+
 /** My planned positions and headings at the yield-check times (the first `count` entries). */
 export interface YieldPlan {
   x: Float64Array;
@@ -143,7 +146,7 @@ export function interact(
   }
   // Agents clearly behind me going my way are theirs to handle, not mine.
   if (u < -(Lg / 2 + hu) && cosDh > 0.7) return;
-  yieldToPredicted(ctx, env, g, j, gap, vj, hu, hw, cosDh);
+  yieldToPredicted(ctx, env, g, j, u, gap, vj, hu, hw, cosDh);
 }
 
 /** 3b. Predicted conflicts: j moving at constant velocity meets my planned path; the first one decides. */
@@ -152,6 +155,7 @@ function yieldToPredicted(
   env: SimEnv,
   g: number,
   j: number,
+  u: number,
   gap: number,
   vj: number,
   hu: number,
@@ -176,8 +180,13 @@ function yieldToPredicted(
     if (across > Wg / 2 + rj) continue;
     if (cosDh > 0.7) {
       // Same direction, entering my lane ahead of me (cut-in, merge): it is my leader from now
-      // on. One still beside me is left alone (braking hard would not help).
-      if (gap <= 0) break;
+      // on. One still beside me is left alone (braking hard would not help), unless the merge has a rule:
+      // the one behind yields (IdmAgentConfig.mergeYield).
+      if (gap <= 0) {
+        if (cfg.mergeYield && (u > 0 || (u === 0 && j < g)))
+          st.accel = Math.min(st.accel, idmAcceleration(idm, v, MERGE_GAP_M, v - vj));
+        break;
+      }
       if (along < -(Lg / 2 + hu)) continue;
       st.accel = Math.min(st.accel, idmAcceleration(idm, v, gap, v - vj));
     } else {

@@ -5,7 +5,7 @@
 import { type SimEnv, TYPE_CODE } from '../env.ts';
 import { idmAcceleration, type IdmConfig } from './idm.ts';
 import type { ControlScratch, IdmAgentConfig } from './idmAgent.ts';
-import { withinPlanCorridor, type YieldPlan } from './idmInteraction.ts';
+import { MERGE_GAP_M, withinPlanCorridor, type YieldPlan } from './idmInteraction.ts';
 import type { SpatialGrid } from '../spatialGrid.ts';
 
 /** What stays fixed while one agent scans its neighbours (filled by `beginScan`). */
@@ -167,6 +167,7 @@ export function scanNeighbours(
   const halfWg = sc.halfWidthM;
   const margin = cfg.corridorMarginM;
   const leaderOnRoute = cfg.leaderOnRoute;
+  const mergeYield = cfg.mergeYield;
   const laneW = st.laneW;
   const occlusion = cfg.occlusion;
   const pedestrian = TYPE_CODE.pedestrian;
@@ -252,7 +253,11 @@ export function scanNeighbours(
           const across = Math.abs(-ex * sk + ey * ck);
           if (across > acrossMax) continue;
           if (cosDh > 0.7) {
-            if (gap <= 0) break;
+            if (gap <= 0) {
+              if (mergeYield && (u > 0 || (u === 0 && j < g)))
+                st.accel = Math.min(st.accel, accelBehind(sc, v, MERGE_GAP_M, v - vj));
+              break;
+            }
             if (along < -(halfLg + hu)) continue;
             st.accel = Math.min(st.accel, accelBehind(sc, v, gap, v - vj));
           } else {

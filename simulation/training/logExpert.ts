@@ -42,6 +42,8 @@ export interface LogExpertConfig {
   waitSpeedMps: number;
   /** IDM's leader must lie on the planned route too (IdmAgentConfig.leaderOnRoute). */
   leaderOnRoute: boolean;
+  /** Of two vehicles side by side whose paths merge, the one behind yields (IdmAgentConfig.mergeYield). */
+  mergeYield: boolean;
 }
 
 export const DEFAULT_LOG_EXPERT: LogExpertConfig = {
@@ -54,6 +56,7 @@ export const DEFAULT_LOG_EXPERT: LogExpertConfig = {
   startUnobservedWaits: false,
   waitSpeedMps: 0.5,
   leaderOnRoute: false,
+  mergeYield: false,
 };
 
 /**
@@ -76,7 +79,7 @@ export class LogExpert {
 
   constructor(cfg: Partial<LogExpertConfig> = {}) {
     this.cfg = { ...DEFAULT_LOG_EXPERT, ...cfg };
-    this.idm = new IdmPolicy({ leaderOnRoute: this.cfg.leaderOnRoute });
+    this.idm = new IdmPolicy({ leaderOnRoute: this.cfg.leaderOnRoute, mergeYield: this.cfg.mergeYield });
   }
 
   /** Track env's agents (their dynamics are left as they are). */

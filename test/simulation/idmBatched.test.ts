@@ -62,4 +62,28 @@ describe('batched IDM scan', () => {
     const plain = run(true, false);
     expect(Array.from(fast.x)).not.toEqual(Array.from(plain.x));
   });
+
+  it('with merge yielding (the probe’s and the log expert’s option): the same rollouts both ways, and not IDM’s', () => {
+    const runOn = (scenario: ReturnType<typeof townScenario>, batched: boolean, mergeYield: boolean) =>
+      rolloutScenarios(
+        [scenario],
+        () => {
+          const p = new IdmPolicy({ mergeYield, leaderOnRoute: true });
+          p.batched = batched;
+          return p;
+        },
+        { rollouts: 1 },
+      )[0].samples;
+    let changed = 0;
+    for (const seed of [3, 213]) {
+      const scenario = townScenario(seed);
+      const ref = runOn(scenario, false, true);
+      const fast = runOn(scenario, true, true);
+      for (const k of ['x', 'y', 'yaw'] as const) expect(Array.from(fast[k])).toEqual(Array.from(ref[k]));
+      const plain = runOn(scenario, true, false);
+      if (Array.from(fast.x).some((v, i) => v !== plain.x[i])) changed++;
+    }
+    // Some side-by-side merge in these towns' traffic gets a yield it did not have.
+    expect(changed).toBeGreaterThan(0);
+  });
 });

@@ -48,6 +48,7 @@ export interface TrainAgentsCliOptions {
   expertStartWaits?: boolean;
   expertLeaderOnRoute?: boolean;
   probeHoldsLane?: boolean;
+  mergeYield?: boolean;
   progressReward?: number;
   goalPass?: number;
   rlTemperature?: number;
@@ -103,6 +104,7 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
     ['--expert-catch-up', opts.expertCatchUp !== undefined],
     ['--expert-start-waits', opts.expertStartWaits === true],
     ['--expert-leader-on-route', opts.expertLeaderOnRoute === true],
+    ['--merge-yield', opts.mergeYield === true],
   ] as const) {
     if (given && !full && mode !== 'dagger')
       throw new InputError(
@@ -114,6 +116,7 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
     ...(opts.expertCatchUp !== undefined ? { catchUpS: opts.expertCatchUp } : {}),
     ...(opts.expertStartWaits === true ? { startUnobservedWaits: true } : {}),
     ...(opts.expertLeaderOnRoute === true ? { leaderOnRoute: true } : {}),
+    ...(opts.mergeYield === true ? { mergeYield: true } : {}),
   };
   const expertGiven = Object.keys(expertCfg).length > 0;
   if (opts.progressReward !== undefined && mode !== 'ppo' && mode !== 'rtr')
@@ -183,6 +186,7 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
           version: obsVersion === '1' ? 1 : 2,
           ...(opts.expertLeaderOnRoute === true ? { leaderOnRoute: true } : {}),
           ...(opts.probeHoldsLane === true ? { probeHoldsLane: true } : {}),
+          ...(opts.mergeYield === true ? { probeMergeYield: true } : {}),
         },
         bins: {
           ...DEFAULT_ACTION_BINS,
@@ -420,6 +424,10 @@ export function register(program: Command): void {
     .option(
       '--expert-leader-on-route',
       "dagger, or rtr with --rl-recipe full: the labelling expert's leader must lie on its planned route too, not only on the parabola of its current curvature (which swings over parked cars in curves; LogExpertConfig.leaderOnRoute), and so must the leader of the observation's IDM probe, the base of residual acceleration (ObservationConfig.leaderOnRoute)",
+    )
+    .option(
+      '--merge-yield',
+      "dagger, or rtr with --rl-recipe full: of two vehicles side by side whose paths merge, the one behind yields — in the labelling expert (LogExpertConfig.mergeYield) and in the observation's IDM probe, the base of residual acceleration (ObservationConfig.probeMergeYield)",
     )
     .option(
       '--probe-holds-lane',
