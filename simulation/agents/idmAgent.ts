@@ -18,7 +18,7 @@ import { type InteractionContext, scanReference, type YieldPlan } from './idmInt
 import { beginScan, freeRoadAccel, scanNeighbours, scanScratch } from './idmScan.ts';
 import { brakingDistance, idmStopAcceleration } from './idmStop.ts';
 import type { Policy } from './policy.ts';
-import { segmentHitsBox } from './segmentHitsBox.ts';
+import { lineOfSightBlocked } from './lineOfSight.ts';
 
 export interface IdmAgentConfig {
   /** The car-following law; its desired speed is replaced per agent (lane speed limit / own speed). */
@@ -202,7 +202,7 @@ export class IdmPolicy implements Policy {
   private scanG = 0;
   private readonly occludedForScan = (j: number): boolean => {
     const env = this.scanEnv!;
-    return this.occluded(env, this.scanG, j, env.scenarioOf[this.scanG]);
+    return lineOfSightBlocked(env, this.grid, this.scanG, j);
   };
 
   constructor(cfg: Partial<IdmAgentConfig> = {}) {
@@ -560,35 +560,6 @@ export class IdmPolicy implements Policy {
         break;
       }
     }
-  }
-
-  /** True when a vehicle (or static object) blocks the line from g's front to j's centre. */
-  private occluded(env: SimEnv, g: number, j: number, si: number): boolean {
-    const c = Math.cos(env.yaw[g]);
-    const sn = Math.sin(env.yaw[g]);
-    const ax = env.x[g] + (c * env.length[g]) / 2;
-    const ay = env.y[g] + (sn * env.length[g]) / 2;
-    const bx = env.x[j];
-    const by = env.y[j];
-    const grid = this.grid;
-    const c0 = grid.cellOf(Math.min(ax, bx)) - 1;
-    const c1 = grid.cellOf(Math.max(ax, bx)) + 1;
-    const r0 = grid.cellOf(Math.min(ay, by)) - 1;
-    const r1 = grid.cellOf(Math.max(ay, by)) + 1;
-    for (let cx = c0; cx <= c1; cx++) {
-      for (let cy = r0; cy <= r1; cy++) {
-        const b = grid.bucket(cx, cy, si);
-        for (let p = grid.start[b]; p < grid.start[b + 1]; p++) {
-          const k = grid.items[p];
-          if (k === g || k === j || env.scenarioOf[k] !== si) continue;
-          const t = env.typeCode[k];
-          if (t === TYPE_CODE.pedestrian || t === TYPE_CODE.cyclist) continue;
-          if (segmentHitsBox(ax, ay, bx, by, env.x[k], env.y[k], env.yaw[k], env.length[k], env.width[k]))
-            return true;
-        }
-      }
-    }
-    return false;
   }
 
   private switchLane(env: SimEnv, g: number, m: MapIndex, target: number): void {
