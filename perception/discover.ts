@@ -104,8 +104,8 @@ export interface SweepResult {
 
 /**
  * Per-point arrays that discoverSweep fills instead of allocating them, for a loop over sweeps: grown to
- * the largest sweep, reused by every call. Fresh arrays cost ~0.2 ms each per 120k-point sweep in page
- * faults and zeroing, and their external memory drives V8's collections in a long-running stage.
+ * the largest sweep, reused by every call: a fresh 120k-slot array costs page faults and zeroing on every
+ * sweep (~0.2 ms for 480 kB in a microbenchmark; 1–2 % of a sweep together, docs/discovery.md).
  */
 export interface SweepBuffers {
   isGround: Uint8Array;
