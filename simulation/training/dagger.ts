@@ -35,6 +35,11 @@ export interface DaggerConfig {
   longtailShare: number;
   /** Settings of the log-conditioned expert over logExpert.ts's defaults (e.g. its catch-up). */
   expert: Partial<LogExpertConfig>;
+  /**
+   * Each labelled cyclist row enters the aggregated set this many times: cyclists are ~8 % of the driven
+   * agents of a town, and students rode them slower than their expert did (docs/agents.md).
+   */
+  cyclistRepeat: number;
 }
 
 export type RealExpert = 'idm' | 'catk' | 'catk-safe';
@@ -51,6 +56,7 @@ export const DEFAULT_DAGGER: DaggerConfig = {
   longtailPerRound: 16,
   longtailShare: 0.2,
   expert: {},
+  cyclistRepeat: 1,
 };
 
 /** The expert's share of the executed actions in round r (0-based). */
@@ -84,7 +90,12 @@ export async function daggerRollout(
   beta: number,
   ruleAgents: boolean,
   sampleStride: number,
-  expertOf: { realExpert: RealExpert; catk: CatkConfig; expert?: Partial<LogExpertConfig> } = DEFAULT_DAGGER,
+  expertOf: {
+    realExpert: RealExpert;
+    catk: CatkConfig;
+    expert?: Partial<LogExpertConfig>;
+    cyclistRepeat?: number;
+  } = DEFAULT_DAGGER,
 ): Promise<DaggerRollout> {
   const env = new SimEnv(scenarios);
   env.reset();
@@ -95,6 +106,7 @@ export async function daggerRollout(
   expert.reset(env);
   const observer = new Observer(model.cfg.observation);
   const D = observer.size;
+  const cyclistRepeat = Math.max(1, Math.round(expertOf.cyclistRepeat ?? 1));
   const bins = model.bins;
   const A = bins.count;
   const chunks: { obs: Float32Array; action: Int32Array }[] = [];
@@ -121,6 +133,7 @@ export async function daggerRollout(
     const base = actionBase(obs, m, model.cfg.observation);
     expert.prepare(env);
     const label = new Int32Array(m);
+    const repeat = new Int32Array(m).fill(1);
     const keep = env.stepCount % sampleStride === 0;
     for (let q = 0; q < m; q++) {
       const g = agents[q];
@@ -146,6 +159,7 @@ export async function daggerRollout(
         if (label[q] === mine[q]) agree++;
         labelled++;
       }
+      if (t === TYPE_CODE.cyclist) repeat[q] = cyclistRepeat;
       if (rng.uniform() < beta) {
         env.actions[o] = e.accel;
         env.actions[o + 1] = e.curvature;
@@ -155,7 +169,7 @@ export async function daggerRollout(
       }
       drove[g] = 1;
     }
-    if (keep && m > 0) chunks.push(labelledRows(obs, label, D));
+    if (keep && m > 0) chunks.push(labelledRows(obs, label, D, repeat));
     env.step();
     for (let q = 0; q < m; q++) {
       const g = agents[q];
@@ -191,16 +205,24 @@ export async function daggerRollout(
   };
 }
 
-/** The rows of a step that carry a label (CAT-K leaves agents without a logged state ahead unlabelled). */
-function labelledRows(obs: Float32Array, label: Int32Array, D: number) {
+/**
+ * The rows of a step that carry a label (CAT-K leaves agents without a logged state ahead unlabelled), row q
+ * `repeat[q]` times.
+ */
+function labelledRows(obs: Float32Array, label: Int32Array, D: number, repeat: Int32Array) {
   let n = 0;
-  for (let q = 0; q < label.length; q++) if (label[q] >= 0) n++;
-  if (n === label.length) return { obs, action: label };
+  let asIs = true;
+  for (let q = 0; q < label.length; q++) {
+    const r = label[q] >= 0 ? repeat[q] : 0;
+    n += r;
+    if (r !== 1) asIs = false;
+  }
+  if (asIs) return { obs, action: label };
   const o = new Float32Array(n * D);
   const a = new Int32Array(n);
   let k = 0;
   for (let q = 0; q < label.length; q++)
-    if (label[q] >= 0) {
+    for (let r = label[q] >= 0 ? repeat[q] : 0; r > 0; r--) {
       o.set(obs.subarray(q * D, (q + 1) * D), k * D);
       a[k++] = label[q];
     }

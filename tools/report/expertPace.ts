@@ -1,14 +1,15 @@
 // Whether the learned driver is slower than the expert it imitates, or the expert itself is slow: per moving
-// vehicle and step, in the states the driver reaches, its sampled acceleration against the label the
+// vehicle (or cyclist) and step, in the states the driver reaches, its sampled acceleration against the label the
 // log-conditioned expert (DAgger's and RTR's labeller) gives there, and its speed against the log's.
 // Run: node --import tsx tools/report/expertPace.ts [--scenarios town:211-213|<path>,…] [--agent model.onnx] [--seed S]
-//   [--catch-up S] [--leader-on-route]
+//   [--catch-up S] [--leader-on-route] [--class moving|cyclists]
 import { LearnedPolicy, learnedAgent, SHIPPED_AGENT_MODEL } from '../../simulation/agents/learned.ts';
 import type { ControlScratch } from '../../simulation/agents/idmAgent.ts';
 import { ACTION_STRIDE, SimEnv } from '../../simulation/env.ts';
 import type { Scenario } from '../../simulation/scenario.ts';
 import { LogExpert, withLogRoutes } from '../../simulation/training/logExpert.ts';
 import { scenariosFromSpec } from '../../simulation/training/scenarioSpec.ts';
+import { InputError } from '../../core/errors.ts';
 import { agentClass } from './agentClassTable.ts';
 import { checkReportFlags, flagValue, isMain, numberFlag } from './reportFlags.ts';
 
@@ -23,6 +24,8 @@ export interface PaceConfig {
   catchUpS: number;
   /** The expert's leader must lie on its planned route too (LogExpertConfig.leaderOnRoute). */
   leaderOnRoute: boolean;
+  /** Which agents are tallied: a class of the class table (AGENT_CLASSES; 0 moving vehicles, 3 cyclists). */
+  agentClass: number;
 }
 
 export const DEFAULT_PACE: PaceConfig = {
@@ -31,10 +34,11 @@ export const DEFAULT_PACE: PaceConfig = {
   disagreeMps2: 1,
   catchUpS: 2,
   leaderOnRoute: false,
+  agentClass: 0,
 };
 
 export interface PaceTally {
-  /** Moving-vehicle steps the driver drove (the log valid at that step). */
+  /** Steps of the tallied class the driver drove (the log valid at that step). */
   steps: number;
   /** Mean accelerations there, m/s²: the driver's (sampled, as applied) and the expert's label. */
   driverAccelMps2: number;
@@ -83,9 +87,9 @@ export function expertPace(
   policy.reset(env);
   const expert = new LogExpert({ catchUpS: cfg.catchUpS, leaderOnRoute: cfg.leaderOnRoute });
   expert.reset(env);
-  // Moving vehicles as the class table counts them (a logged speed above PARKED_SPEED_MPS somewhere).
-  const moving = Uint8Array.from({ length: env.n }, (_, g) =>
-    agentClass(env.scenarios[env.scenarioOf[g]], env.rowOf[g]) === 0 ? 1 : 0,
+  // The class as the class table counts it (moving vehicles: a logged speed above PARKED_SPEED_MPS somewhere).
+  const tallied = Uint8Array.from({ length: env.n }, (_, g) =>
+    agentClass(env.scenarios[env.scenarioOf[g]], env.rowOf[g]) === cfg.agentClass ? 1 : 0,
   );
   let steps = 0;
   let sumDriver = 0;
@@ -102,7 +106,7 @@ export function expertPace(
     policy.act(env);
     expert.prepare(env);
     for (const g of policy.driven) {
-      if (!moving[g]) continue;
+      if (!tallied[g]) continue;
       const si = env.scenarioOf[g];
       const s = env.scenarios[si];
       const k = env.rowOf[g] * s.numSteps + env.currentStepOf(si);
@@ -160,18 +164,22 @@ export function expertPace(
 if (isMain(import.meta.url)) {
   checkReportFlags(
     process.argv,
-    'usage: node --import tsx tools/report/expertPace.ts [--scenarios town:211-213|<path>,…] [--agent model.onnx] [--seed S] [--catch-up S] [--leader-on-route]',
-    ['--scenarios', '--agent', '--seed', '--catch-up'],
+    'usage: node --import tsx tools/report/expertPace.ts [--scenarios town:211-213|<path>,…] [--agent model.onnx] [--seed S] [--catch-up S] [--leader-on-route] [--class moving|cyclists]',
+    ['--scenarios', '--agent', '--seed', '--catch-up', '--class'],
     ['--leader-on-route'],
   );
   const spec = flagValue('--scenarios') ?? 'town:211-213';
   const onnx = flagValue('--agent') ?? SHIPPED_AGENT_MODEL;
   const catchUpS = numberFlag('--catch-up', DEFAULT_PACE.catchUpS);
+  const className = flagValue('--class') ?? 'moving';
+  const cls = ({ moving: 0, cyclists: 3 } as Record<string, number>)[className];
+  if (cls === undefined) throw new InputError('--class', `'${className}' is not moving or cyclists`);
   const tally = expertPace(scenariosFromSpec(spec, '--scenarios'), onnx, numberFlag('--seed', 1), {
     ...DEFAULT_PACE,
     catchUpS,
     leaderOnRoute: process.argv.includes('--leader-on-route'),
+    agentClass: cls,
   });
-  console.log(JSON.stringify({ scenarios: spec, agent: onnx, catchUpS, ...tally }));
+  console.log(JSON.stringify({ scenarios: spec, agent: onnx, class: className, catchUpS, ...tally }));
   process.exit(0);
 }

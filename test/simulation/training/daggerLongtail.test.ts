@@ -184,3 +184,29 @@ describe("DAgger's expert settings", () => {
     }
   });
 });
+
+describe("DAgger's cyclist repeat", () => {
+  it("enters each labelled cyclist row n times, the vehicles' rows once", async () => {
+    // Three agents on a straight road; the last is a cyclist (fixtures.ts).
+    const s = withLogRoutes(controlAllPresent([straightRoadScenario({ numAgents: 3, numSteps: 21 })])[0]);
+    const model = await AgentModel.create(tiny.model);
+    try {
+      const roll = (cyclistRepeat: number) =>
+        daggerRollout(model, [s], new Rng(1), 1, true, 1, { ...DEFAULT_DAGGER, cyclistRepeat });
+      const once = await roll(1);
+      const thrice = await roll(3);
+      // Every step labels the 3 agents: 2 vehicles + the cyclist once, or + the cyclist 3 times.
+      const steps = once.count / 3;
+      expect(Number.isInteger(steps) && steps > 0).toBe(true);
+      expect(thrice.count).toBe(steps * 5);
+      // Same seed, β = 1 (the expert drives): the same states, so the repeated rows are the cyclist's own.
+      const D = once.obs.length / once.count;
+      const firstStepCyclist = once.obs.subarray(2 * D, 3 * D);
+      for (let r = 0; r < 3; r++)
+        expect(thrice.obs.subarray((2 + r) * D, (3 + r) * D)).toEqual(firstStepCyclist);
+      expect(thrice.action[3]).toBe(once.action[2]);
+    } finally {
+      await model.dispose();
+    }
+  });
+});
