@@ -40,7 +40,11 @@ export class ExpertProbe {
   private lastStep = -1;
   private readonly pt = { x: 0, y: 0, heading: 0 };
 
-  constructor(idm: Partial<IdmAgentConfig> = {}) {
+  /** `omitHistory`: the history features read as a steady state (ObservationConfig.omitHistory). */
+  constructor(
+    idm: Partial<IdmAgentConfig> = {},
+    private readonly omitHistory = false,
+  ) {
     this.idm = new IdmPolicy(idm);
   }
 
@@ -78,13 +82,13 @@ export class ExpertProbe {
     const rec = env.record;
     const base = env.recordBase[g];
     const v = Math.hypot(env.vx[g], env.vy[g]);
-    const v1 = recordedSpeed(env, base, t - 1);
+    const v1 = this.omitHistory ? NaN : recordedSpeed(env, base, t - 1);
     if (Number.isFinite(v1)) {
       out[at + 15] = (v - v1) / dt;
       out[at + 16] = wrapPi(yaw - rec.yaw[base + t - 1]) / dt;
     }
-    const v5 = recordedSpeed(env, base, t - 5);
-    const v10 = recordedSpeed(env, base, t - 10);
+    const v5 = this.omitHistory ? NaN : recordedSpeed(env, base, t - 5);
+    const v10 = this.omitHistory ? NaN : recordedSpeed(env, base, t - 10);
     out[at + 17] = Number.isFinite(v5) ? v5 : v;
     out[at + 18] = Number.isFinite(v10) ? v10 : v;
     out[at + 14] = this.idm.parked[g] ?? 0;

@@ -43,6 +43,13 @@ export interface ObservationConfig {
    * not brake for a car merging beside the agent. Absent: false, as in every model trained before it.
    */
   probeMergeYield?: boolean;
+  /**
+   * The expert block carries no history: last acceleration and yaw rate 0, the speeds 0.5 s and 1 s ago the
+   * current speed. A policy that sees its own recent standstill learns to stay standing (the copycat
+   * problem of imitation from histories; Wen et al., NeurIPS 2020). Absent: false, as in every model trained
+   * before it.
+   */
+  omitHistory?: boolean;
 }
 
 export const DEFAULT_OBSERVATION: ObservationConfig = {
@@ -105,12 +112,15 @@ export class Observer {
     this.cfg = { ...DEFAULT_OBSERVATION, ...cfg, version };
     this.probe =
       this.cfg.version === 2
-        ? new ExpertProbe({
-            leaderOnRoute: this.cfg.leaderOnRoute === true,
-            mergeYield: this.cfg.probeMergeYield === true,
-            // An infinite gain: no lane ever offers enough to change to it.
-            ...(this.cfg.probeHoldsLane === true ? { laneChangeGainMps2: Infinity } : {}),
-          })
+        ? new ExpertProbe(
+            {
+              leaderOnRoute: this.cfg.leaderOnRoute === true,
+              mergeYield: this.cfg.probeMergeYield === true,
+              // An infinite gain: no lane ever offers enough to change to it.
+              ...(this.cfg.probeHoldsLane === true ? { laneChangeGainMps2: Infinity } : {}),
+            },
+            this.cfg.omitHistory === true,
+          )
         : null;
     this.size = observationSize(this.cfg);
     this.nearAgents = new NearestK(this.cfg.agents);

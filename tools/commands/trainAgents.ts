@@ -43,11 +43,13 @@ export interface TrainAgentsCliOptions {
   realExpert?: string;
   betaRounds?: number;
   logDemoShare?: number;
+  cyclistRepeat?: number;
   rlRecipe?: string;
   expertCatchUp?: number;
   expertStartWaits?: boolean;
   expertLeaderOnRoute?: boolean;
   probeHoldsLane?: boolean;
+  omitHistory?: boolean;
   mergeYield?: boolean;
   progressReward?: number;
   goalPass?: number;
@@ -78,6 +80,8 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
   const obsVersion = opts.observation ?? '2';
   if (obsVersion !== '1' && obsVersion !== '2')
     throw new InputError('--observation', `must be 1 or 2, got '${obsVersion}'`);
+  if (opts.omitHistory === true && obsVersion !== '2')
+    throw new InputError('--omit-history', 'is an option of the expert block: use --observation 2');
   if (opts.probeHoldsLane === true && obsVersion !== '2')
     throw new InputError('--probe-holds-lane', 'is an option of the expert block: use --observation 2');
   if (opts.stepsPerRound !== undefined && mode !== 'dagger')
@@ -92,6 +96,8 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
     throw new InputError('--real-expert', 'is a DAgger option: use --mode dagger');
   if (opts.logDemoShare !== undefined && mode !== 'dagger')
     throw new InputError('--log-demo-share', 'is a DAgger option: use --mode dagger');
+  if (opts.cyclistRepeat !== undefined && mode !== 'dagger')
+    throw new InputError('--cyclist-repeat', 'is a DAgger option: use --mode dagger');
   if (opts.betaRounds !== undefined && mode !== 'dagger')
     throw new InputError('--beta-rounds', 'is a DAgger option: use --mode dagger');
   const recipe = opts.rlRecipe ?? 'basic';
@@ -186,6 +192,7 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
           version: obsVersion === '1' ? 1 : 2,
           ...(opts.expertLeaderOnRoute === true ? { leaderOnRoute: true } : {}),
           ...(opts.probeHoldsLane === true ? { probeHoldsLane: true } : {}),
+          ...(opts.omitHistory === true ? { omitHistory: true } : {}),
           ...(opts.mergeYield === true ? { probeMergeYield: true } : {}),
         },
         bins: {
@@ -207,6 +214,7 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
         ...(opts.stepsPerRound !== undefined ? { stepsPerRound: opts.stepsPerRound } : {}),
         ...(opts.betaRounds !== undefined ? { betaRounds: opts.betaRounds } : {}),
         ...(opts.logDemoShare !== undefined ? { logDemoShare: opts.logDemoShare } : {}),
+        ...(opts.cyclistRepeat !== undefined ? { cyclistRepeat: opts.cyclistRepeat } : {}),
         ...(expertGiven && mode === 'dagger' ? { expert: expertCfg } : {}),
       },
     },
@@ -409,6 +417,11 @@ export function register(program: Command): void {
       numberOption('--log-demo-share', { min: 0, max: 1 }),
     )
     .option(
+      '--cyclist-repeat <n>',
+      `dagger: each labelled cyclist row enters the aggregated set n times (default: ${DEFAULT_TRAIN_AGENTS.dagger.cyclistRepeat})`,
+      intOption('--cyclist-repeat', 1),
+    )
+    .option(
       '--rl-recipe <recipe>',
       "ppo/rtr: basic (default) or full — imitation on the policy's own states labelled by the log-conditioned expert, bootstrap at the time limit, scaled returns, 25 % long-tail scenarios, dual ascent on a smoothed infraction rate with step 2, a separate value network",
     )
@@ -428,6 +441,10 @@ export function register(program: Command): void {
     .option(
       '--merge-yield',
       "dagger, or rtr with --rl-recipe full: of two vehicles side by side whose paths merge, the one behind yields — in the labelling expert (LogExpertConfig.mergeYield) and in the observation's IDM probe, the base of residual acceleration (ObservationConfig.probeMergeYield)",
+    )
+    .option(
+      '--omit-history',
+      "the observation's expert block carries no history (last acceleration and yaw rate, speeds 0.5 s and 1 s ago): a policy that sees its own recent standstill learns to stay standing (ObservationConfig.omitHistory)",
     )
     .option(
       '--probe-holds-lane',
