@@ -1,7 +1,8 @@
-// How often a learned driver stands while the expert it imitates would start: per driven vehicle on a lane
-// and step, standing (< 0.3 m/s) with IDM's acceleration in its observation ≥ 0.5 m/s² but its own < 0.3;
+// How often a learned driver stands while the expert it imitates would start: per driven vehicle (or
+// cyclist) on a lane and step, standing (< 0.3 m/s) with IDM's acceleration in its observation ≥ 0.5 m/s² but its own < 0.3;
 // with --ablate, what the model would do in those states with parts of the observation removed.
-// Run: node --import tsx tools/report/startHesitation.ts [--scenarios town:211-213|<path>,…] [--agent model.onnx] [--seed S] [--ablate]
+// Run: node --import tsx tools/report/startHesitation.ts [--scenarios town:211-213|<path>,…] [--agent model.onnx] [--seed S]
+//   [--class vehicles|cyclists] [--ablate]
 import { InputError } from '../../core/errors.ts';
 import {
   LearnedPolicy,
@@ -32,16 +33,19 @@ export interface HesitationConfig {
   expertGoMps2: number;
   /** The driver does not: its own acceleration below this, m/s². */
   driverGoMps2: number;
+  /** Which driven agents are counted: their type code (TYPE_CODE.vehicle or TYPE_CODE.cyclist). */
+  typeCode: number;
 }
 
 export const DEFAULT_HESITATION: HesitationConfig = {
   standingMps: 0.3,
   expertGoMps2: 0.5,
   driverGoMps2: 0.3,
+  typeCode: TYPE_CODE.vehicle,
 };
 
 export interface Hesitation {
-  /** Vehicle-steps on a lane, moving and standing. */
+  /** Steps of the counted type on a lane, moving and standing. */
   moving: number;
   standing: number;
   /** Standing steps where IDM would start and the driver does not. */
@@ -50,7 +54,7 @@ export interface Hesitation {
   states: Float32Array;
 }
 
-/** Drive `scenarios` with the learned model in `onnx` (sampled, `seed`) and count the vehicles' hesitations. */
+/** Drive `scenarios` with the learned model in `onnx` (sampled, `seed`) and count the hesitations of cfg's type. */
 export function startHesitation(
   scenarios: Scenario[],
   onnx: string,
@@ -74,7 +78,7 @@ export function startHesitation(
     for (let q = 0; q < agents.length; q++) {
       const g = agents[q];
       const o = q * size + expert;
-      if (env.typeCode[g] !== TYPE_CODE.vehicle || !obs[o]) continue; // vehicles on a lane only
+      if (env.typeCode[g] !== cfg.typeCode || !obs[o]) continue; // on a lane only
       if (Math.hypot(env.vx[g], env.vy[g]) >= cfg.standingMps) {
         out.moving++;
         continue;
@@ -189,20 +193,35 @@ export function ablateHesitation(
 if (isMain(import.meta.url)) {
   checkReportFlags(
     process.argv,
-    'usage: node --import tsx tools/report/startHesitation.ts [--scenarios town:211-213|<path>,…] [--agent model.onnx] [--seed S] [--ablate]',
-    ['--scenarios', '--agent', '--seed'],
+    'usage: node --import tsx tools/report/startHesitation.ts [--scenarios town:211-213|<path>,…] [--agent model.onnx] [--seed S] [--class vehicles|cyclists] [--ablate]',
+    ['--scenarios', '--agent', '--seed', '--class'],
     ['--ablate'],
   );
   const spec = flagValue('--scenarios') ?? 'town:211-213';
   const onnx = flagValue('--agent') ?? SHIPPED_AGENT_MODEL;
+  const className = flagValue('--class') ?? 'vehicles';
+  const typeCode = ({ vehicles: TYPE_CODE.vehicle, cyclists: TYPE_CODE.cyclist } as Record<string, number>)[
+    className
+  ];
+  if (typeCode === undefined) throw new InputError('--class', `'${className}' is not vehicles or cyclists`);
   const { states, ...h } = startHesitation(
     scenariosFromSpec(spec, '--scenarios'),
     onnx,
     numberFlag('--seed', 1),
+    {
+      ...DEFAULT_HESITATION,
+      typeCode,
+    },
   );
   const share = h.standing ? h.hesitating / h.standing : NaN;
   console.log(
-    JSON.stringify({ scenarios: spec, agent: onnx, ...h, hesitating_share_of_standing: +share.toFixed(3) }),
+    JSON.stringify({
+      scenarios: spec,
+      agent: onnx,
+      class: className,
+      ...h,
+      hesitating_share_of_standing: +share.toFixed(3),
+    }),
   );
   if (process.argv.includes('--ablate') && h.hesitating > 0) {
     for (const r of ablateHesitation(onnx, states)) console.log(JSON.stringify(r));
