@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { SHIPPED_AGENT_MODEL } from '../../../simulation/agents/learned.ts';
 import { scenariosFromSpec } from '../../../simulation/training/scenarioSpec.ts';
 import { DEFAULT_PACE, expertPace } from '../../../tools/report/expertPace.ts';
+import { DEFAULT_HESITATION, startHesitation } from '../../../tools/report/startHesitation.ts';
+import { TYPE_CODE } from '../../../simulation/env.ts';
 
 describe('expertPace', () => {
   it('labels the driver’s own states: catching up never lowers the label behind the log, the driver is unchanged', () => {
@@ -29,5 +31,23 @@ describe('expertPace', () => {
       expect(shares.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 2);
       expect(t.bound['free road'].expertAccelMps2).toBeGreaterThan(t.bound.leader.expertAccelMps2);
     }
+  }, 60_000);
+});
+
+describe('the pace and hesitation reports per class', () => {
+  it('tally cyclists apart from vehicles: fewer steps, from the same rollout', () => {
+    const scenarios = scenariosFromSpec('town:212', '--scenarios');
+    const vehicles = expertPace(scenarios, SHIPPED_AGENT_MODEL, 1, DEFAULT_PACE);
+    const cyclists = expertPace(scenarios, SHIPPED_AGENT_MODEL, 1, { ...DEFAULT_PACE, agentClass: 3 });
+    expect(cyclists.steps).toBeGreaterThan(0);
+    expect(cyclists.steps).toBeLessThan(vehicles.steps);
+    const hv = startHesitation(scenarios, SHIPPED_AGENT_MODEL, 1, DEFAULT_HESITATION);
+    const hc = startHesitation(scenarios, SHIPPED_AGENT_MODEL, 1, {
+      ...DEFAULT_HESITATION,
+      typeCode: TYPE_CODE.cyclist,
+    });
+    expect(hc.moving + hc.standing).toBeGreaterThan(0);
+    expect(hc.moving + hc.standing).toBeLessThan(hv.moving + hv.standing);
+    expect(hc.hesitating).toBeLessThanOrEqual(hc.standing);
   }, 60_000);
 });
