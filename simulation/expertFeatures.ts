@@ -1,6 +1,7 @@
 // The expert's inputs as observation features (observation version 2): the route ahead by arc length, lane
 // offset and heading error, leader on the path, stop line, signal, speed history, parked flag — read off IDM.
 import { type IdmAgentConfig, IdmPolicy } from './agents/idmAgent.ts';
+import { routePolyline } from './crossingFeatures.ts';
 import { type SimEnv, TYPE_CODE } from './env.ts';
 
 /** Arc lengths of the route points ahead, metres. */
@@ -21,6 +22,8 @@ export const EXPERT_FEATURES = EXPERT_SCALAR_FEATURES + ROUTE_AHEAD_M.length * R
 export const PURSUIT_CURVATURE_FEATURE = 5;
 /** Index of IDM's acceleration in the block (what residual acceleration corrects). */
 export const IDM_ACCEL_FEATURE = 7;
+/** Index of the parked flag in the block. */
+export const PARKED_FEATURE = 14;
 
 /** Input scales of the expert block (so that the network sees O(1) values). */
 export function expertFeatureScale(): number[] {
@@ -39,6 +42,8 @@ export class ExpertProbe {
   private env: SimEnv | null = null;
   private lastStep = -1;
   private readonly pt = { x: 0, y: 0, heading: 0 };
+  /** The route of the last features() call: the agent's position, then the route points found (none off a lane). */
+  readonly route = routePolyline(ROUTE_AHEAD_M.length + 1);
 
   /** `omitHistory`: the history features read as a steady state (ObservationConfig.omitHistory). */
   constructor(
@@ -70,6 +75,7 @@ export class ExpertProbe {
 
   /** Write agent g's expert block at out[at …]. */
   features(env: SimEnv, g: number, out: Float32Array, at: number): void {
+    this.route.count = 0;
     const si = env.scenarioOf[g];
     const m = env.maps[si];
     const isVehicle = env.typeCode[g] === TYPE_CODE.vehicle || env.typeCode[g] === TYPE_CODE.cyclist;
@@ -91,7 +97,7 @@ export class ExpertProbe {
     const v10 = this.omitHistory ? NaN : recordedSpeed(env, base, t - 10);
     out[at + 17] = Number.isFinite(v5) ? v5 : v;
     out[at + 18] = Number.isFinite(v10) ? v10 : v;
-    out[at + 14] = this.idm.parked[g] ?? 0;
+    out[at + PARKED_FEATURE] = this.idm.parked[g] ?? 0;
     if (!isVehicle) return;
     const st = this.idm.decide(env, g);
     const li = this.idm.lane[g];
@@ -116,8 +122,17 @@ export class ExpertProbe {
     out[at + 13] = m.laneInIntersection[li];
     const x = env.x[g];
     const y = env.y[g];
+    const route = this.route;
+    route.x[0] = x;
+    route.y[0] = y;
+    route.s[0] = 0;
+    route.count = 1;
     for (let k = 0; k < ROUTE_AHEAD_M.length; k++) {
       if (!this.idm.routePoint(env, g, ROUTE_AHEAD_M[k], this.pt)) break;
+      route.x[route.count] = this.pt.x;
+      route.y[route.count] = this.pt.y;
+      route.s[route.count] = ROUTE_AHEAD_M[k];
+      route.count++;
       const o = at + EXPERT_SCALAR_FEATURES + k * ROUTE_POINT_FEATURES;
       const dx = this.pt.x - x;
       const dy = this.pt.y - y;

@@ -2,6 +2,7 @@
 // Float32Array in its own frame — its state and goal, the K nearest agents, and the nearest lane and
 // road-edge points — sorted nearest first, zero-padded with a validity flag, ready for a network.
 import { type SimEnv, TYPE_CODE } from './env.ts';
+import { CROSSING_FEATURES, crossingFeatures } from './crossingFeatures.ts';
 import { EXPERT_FEATURES, ExpertProbe } from './expertFeatures.ts';
 import type { PointSet } from './map/mapIndex.ts';
 import { groupSalt } from './cellHash.ts';
@@ -50,6 +51,12 @@ export interface ObservationConfig {
    * before it.
    */
   omitHistory?: boolean;
+  /**
+   * Version 2 only: slots of crossing conflicts after the expert block (crossingFeatures.ts: the moving
+   * agents among the observed ones whose straight path crosses the route ahead within 8 s, earliest first),
+   * so that a wait for cross traffic has a visible cause. Absent: 0, as in every model trained before it.
+   */
+  crossings?: number;
 }
 
 export const DEFAULT_OBSERVATION: ObservationConfig = {
@@ -75,6 +82,7 @@ export function observationVersion(cfg: ObservationConfig): 1 | 2 {
  *   signal is red now).
  * - edgePoints × EDGE_FEATURES: valid, dx, dy.
  * - version 2 only, EXPERT_FEATURES: see expertFeatures.ts.
+ * - version 2 with `crossings`, crossings × CROSSING_FEATURES: see crossingFeatures.ts.
  */
 export const OWN_FEATURES = 12;
 export const AGENT_FEATURES = 10;
@@ -91,8 +99,15 @@ export function observationOffsets(cfg: ObservationConfig = DEFAULT_OBSERVATION)
   const lanes = agents + cfg.agents * AGENT_FEATURES;
   const edges = lanes + cfg.lanePoints * LANE_FEATURES;
   const expert = edges + cfg.edgePoints * EDGE_FEATURES;
-  const size = expert + (observationVersion(cfg) === 2 ? EXPERT_FEATURES : 0);
-  return { own: 0, agents, lanes, edges, expert, size };
+  const v2 = observationVersion(cfg) === 2;
+  const crossings = expert + (v2 ? EXPERT_FEATURES : 0);
+  const size = crossings + (v2 ? crossingSlots(cfg) * CROSSING_FEATURES : 0);
+  return { own: 0, agents, lanes, edges, expert, crossings, size };
+}
+
+/** Crossing-conflict slots of a config (0 where absent). */
+export function crossingSlots(cfg: ObservationConfig): number {
+  return cfg.crossings ?? 0;
 }
 
 export class Observer {
@@ -237,7 +252,12 @@ export class Observer {
         obs[at] = 1;
         toLocal(obs, at + 1, m.edgePoints.x[p] - x, m.edgePoints.y[p] - y, c, sn);
       }
-      this.probe?.features(env, g, obs, o + off.expert);
+      if (this.probe) {
+        this.probe.features(env, g, obs, o + off.expert);
+        const slots = crossingSlots(this.cfg);
+        if (slots > 0)
+          crossingFeatures(env, g, this.probe.route, near.ids, near.count, slots, obs, o + off.crossings);
+      }
     }
     return { agents: list, obs };
   }

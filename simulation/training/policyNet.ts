@@ -3,6 +3,7 @@
 import * as nn from '../../core/nn/index.ts';
 import {
   AGENT_FEATURES,
+  crossingSlots,
   DEFAULT_OBSERVATION,
   EDGE_FEATURES,
   LANE_FEATURES,
@@ -11,6 +12,7 @@ import {
   observationVersion,
   OWN_FEATURES,
 } from '../observation.ts';
+import { CROSSING_FEATURES, CROSSING_SCALE } from '../crossingFeatures.ts';
 import { EXPERT_FEATURES, expertFeatureScale } from '../expertFeatures.ts';
 
 export interface PolicyNetConfig {
@@ -55,7 +57,10 @@ export function featureScale(obs: ObservationConfig = DEFAULT_OBSERVATION): Floa
   for (let i = 0; i < obs.agents; i++) out.push(...AGENT_SCALE);
   for (let i = 0; i < obs.lanePoints; i++) out.push(...LANE_SCALE);
   for (let i = 0; i < obs.edgePoints; i++) out.push(...EDGE_SCALE);
-  if (observationVersion(obs) === 2) out.push(...expertFeatureScale());
+  if (observationVersion(obs) === 2) {
+    out.push(...expertFeatureScale());
+    for (let i = 0; i < crossingSlots(obs); i++) out.push(...CROSSING_SCALE);
+  }
   return Float32Array.from(out);
 }
 
@@ -91,7 +96,12 @@ export function createPolicyNet(
   // Version 2: the expert block (route ahead, lane offset, leader, stop line, history) has its own encoder.
   const v2 = observationVersion(obs) === 2;
   const expert = v2 ? nn.mlp(ps, 'expert', [EXPERT_FEATURES, 2 * W, 2 * W], { activateLast: true }) : null;
-  const trunk = nn.mlp(ps, 'trunk', [(v2 ? 6 : 4) * W, ...cfg.hidden], { activateLast: true });
+  // Crossing conflicts (version 2 with slots): one more entity type, pooled like the agents.
+  const slots = v2 ? crossingSlots(obs) : 0;
+  const crossing =
+    slots > 0 ? nn.mlp(ps, 'crossing', [CROSSING_FEATURES, W, W], { activateLast: true }) : null;
+  const joined = ((v2 ? 6 : 4) + (crossing ? 1 : 0)) * W;
+  const trunk = nn.mlp(ps, 'trunk', [joined, ...cfg.hidden], { activateLast: true });
   const last = cfg.hidden[cfg.hidden.length - 1];
   const policyHead = cfg.factorisedHeads ? null : nn.linear(ps, 'policy', last, count);
   const accelHead = cfg.factorisedHeads ? nn.linear(ps, 'policyAccel', last, accelBins) : null;
@@ -104,7 +114,6 @@ export function createPolicyNet(
           z.shape[0],
           count,
         ]);
-  const joined = (v2 ? 6 : 4) * W;
   const separate = cfg.valueHidden.length > 0;
   const valueTrunk = separate
     ? nn.mlp(ps, 'valueTrunk', [joined, ...cfg.valueHidden], { activateLast: true })
@@ -139,6 +148,7 @@ export function createPolicyNet(
           pooled(x, off.lanes, obs.lanePoints, LANE_FEATURES, lane),
           pooled(x, off.edges, obs.edgePoints, EDGE_FEATURES, edge),
           ...(expert ? [expert(nn.slice(x, [off.expert], [off.expert + EXPERT_FEATURES], [1]))] : []),
+          ...(crossing ? [pooled(x, off.crossings, slots, CROSSING_FEATURES, crossing)] : []),
         ],
         1,
       );
