@@ -2,7 +2,14 @@
 // action bin recovered by inverse dynamics; infeasible expert steps are left out (RTR's IL term).
 import { RuleAgents } from '../agents/ruleAgents.ts';
 import { SimEnv } from '../env.ts';
-import { type ObservationConfig, Observer } from '../observation.ts';
+import { IDM_ACCEL_FEATURE, PARKED_FEATURE } from '../expertFeatures.ts';
+import {
+  crossingSlots,
+  type ObservationConfig,
+  observationOffsets,
+  observationVersion,
+  Observer,
+} from '../observation.ts';
 import type { Scenario } from '../scenario.ts';
 import { ActionBins } from './actionBins.ts';
 import { type Demonstrations, inverseDemonstrations } from './demonstrations.ts';
@@ -16,6 +23,8 @@ export interface DemoSet {
   /** Expert steps with both ends valid, and those dropped as infeasible. */
   expertSteps: number;
   infeasibleSteps: number;
+  /** Samples left out as unexplained waits (DemoOptions.dropUnexplainedWaits; absent: none). */
+  droppedWaits?: number;
 }
 
 export interface DemoOptions {
@@ -25,9 +34,26 @@ export interface DemoOptions {
   batchScenarios: number;
   /** Leave out the agents that rules drive beside the network (parked vehicles, pedestrians). */
   skipRuleAgents: boolean;
+  /**
+   * Leave out the waits the observation cannot explain (version 2): a vehicle standing on its lane that
+   * the log keeps standing (< 0.3 m/s²) while IDM's acceleration in its expert block says go (≥ 0.5 m/s²)
+   * and no crossing conflict is observed. The towns' traffic waits there for junction reservations no
+   * observation carries; imitated, such waits become hesitation at every standstill.
+   */
+  dropUnexplainedWaits: boolean;
 }
 
-export const DEFAULT_DEMO: DemoOptions = { stepStride: 3, batchScenarios: 8, skipRuleAgents: false };
+export const DEFAULT_DEMO: DemoOptions = {
+  stepStride: 3,
+  batchScenarios: 8,
+  skipRuleAgents: false,
+  dropUnexplainedWaits: false,
+};
+
+/** Below this speed an agent stands (m/s); IDM says go from this acceleration (m/s²); the log stays below the next. */
+const WAIT_SPEED_MPS = 0.3;
+const GO_ACCEL_MPS2 = 0.5;
+const STAY_ACCEL_MPS2 = 0.3;
 
 /**
  * Observations and expert actions of every agent with a feasible expert action, at every stride-th
@@ -46,6 +72,7 @@ export function buildDemoSet(
   const chunks: { obs: Float32Array; action: Int32Array }[] = [];
   let expertSteps = 0;
   let infeasibleSteps = 0;
+  let droppedWaits = 0;
   for (let b = 0; b < scenarios.length; b += o.batchScenarios) {
     // From step 0, so every logged step is a sample; agents absent at step 0 join the env only if valid there.
     const batch = scenarios.slice(b, b + o.batchScenarios).map((s) => ({ ...s, currentStep: 0 }));
@@ -79,10 +106,16 @@ export function buildDemoSet(
           labels.push(a);
         }
         if (list.length) {
-          const { obs } = observer.observe(env, Int32Array.from(list));
-          const action = Int32Array.from(labels);
+          let { obs } = observer.observe(env, Int32Array.from(list));
+          let action = Int32Array.from(labels);
+          if (o.dropUnexplainedWaits && observationVersion(obsCfg) === 2) {
+            const keep = explainedRows(obs, action, bins, obsCfg);
+            droppedWaits += action.length - keep.length;
+            obs = gatherRows(obs, keep, size);
+            action = Int32Array.from(keep, (q) => action[q]);
+          }
           if (bins.residual) relabelResidual(action, bins, actionBase(obs, action.length, obsCfg));
-          chunks.push({ obs, action });
+          if (action.length) chunks.push({ obs, action });
         }
       }
       if (env.done) break;
@@ -99,7 +132,38 @@ export function buildDemoSet(
     action.set(c.action, k);
     k += c.action.length;
   }
-  return { obs, action, count, obsSize: size, expertSteps, infeasibleSteps };
+  return { obs, action, count, obsSize: size, expertSteps, infeasibleSteps, droppedWaits };
+}
+
+/** Rows (of absolute-bin labels) that are not an unexplained wait (DemoOptions.dropUnexplainedWaits). */
+function explainedRows(
+  obs: Float32Array,
+  action: Int32Array,
+  bins: ActionBins,
+  obsCfg: ObservationConfig,
+): number[] {
+  const { expert, crossings, size } = observationOffsets(obsCfg);
+  const hasCrossings = crossingSlots(obsCfg) > 0;
+  const nk = bins.curvature.length;
+  const keep: number[] = [];
+  for (let q = 0; q < action.length; q++) {
+    const o = q * size;
+    const wait =
+      obs[o] < WAIT_SPEED_MPS &&
+      obs[o + expert] === 1 &&
+      obs[o + expert + PARKED_FEATURE] === 0 &&
+      obs[o + expert + IDM_ACCEL_FEATURE] >= GO_ACCEL_MPS2 &&
+      (!hasCrossings || obs[o + crossings] === 0) &&
+      bins.accel[Math.floor(action[q] / nk)] < STAY_ACCEL_MPS2;
+    if (!wait) keep.push(q);
+  }
+  return keep;
+}
+
+function gatherRows(obs: Float32Array, rows: readonly number[], size: number): Float32Array {
+  const out = new Float32Array(rows.length * size);
+  rows.forEach((q, k) => out.set(obs.subarray(q * size, (q + 1) * size), k * size));
+  return out;
 }
 
 /**

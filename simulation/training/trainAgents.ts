@@ -58,6 +58,8 @@ export interface TrainAgentsConfig {
    * simulation/agents/ruleAgents.ts, in training (DAgger) and in the exported model's use.
    */
   ruleAgents: boolean;
+  /** Leave the waits the observation cannot explain out of the logged demonstrations (DemoOptions.dropUnexplainedWaits). */
+  dropUnexplainedWaits: boolean;
   model: Partial<AgentModelConfig>;
 }
 
@@ -119,6 +121,7 @@ export const DEFAULT_TRAIN_AGENTS: TrainAgentsConfig = {
   dagger: DEFAULT_DAGGER,
   rl: DEFAULT_RL,
   ruleAgents: false,
+  dropUnexplainedWaits: false,
   model: {},
 };
 
@@ -157,7 +160,7 @@ export interface TrainAgentsResult {
   stepsDone: number;
   resumedFrom: number;
   parameters: number;
-  demos: { samples: number; expertSteps: number; infeasibleShare: number } | null;
+  demos: { samples: number; expertSteps: number; infeasibleShare: number; droppedWaits?: number } | null;
   curve: CurvePoint[];
   heldOut: Record<string, MeanScores> | null;
   lambda: number;
@@ -199,7 +202,10 @@ export async function trainAgents(
     const resumedFrom = start;
     const needDemos = cfg.mode !== 'ppo';
     const demos: DemoSet | undefined = needDemos
-      ? buildDemoSet(input.scenarios, model.bins, model.cfg.observation, { skipRuleAgents: cfg.ruleAgents })
+      ? buildDemoSet(input.scenarios, model.bins, model.cfg.observation, {
+          skipRuleAgents: cfg.ruleAgents,
+          dropUnexplainedWaits: cfg.dropUnexplainedWaits,
+        })
       : undefined;
     const save = (done: number) =>
       model.saveCheckpoint(ckpt, model.trainer.stepCount, rng, {
@@ -340,6 +346,7 @@ export async function trainAgents(
           samples: demos.count,
           expertSteps: demos.expertSteps,
           infeasibleShare: demos.infeasibleSteps / Math.max(demos.expertSteps, 1),
+          ...(cfg.dropUnexplainedWaits ? { droppedWaits: demos.droppedWaits ?? 0 } : {}),
         }
       : null;
     const heldDemo =

@@ -50,6 +50,8 @@ export interface TrainAgentsCliOptions {
   expertLeaderOnRoute?: boolean;
   probeHoldsLane?: boolean;
   omitHistory?: boolean;
+  crossings?: number;
+  dropUnexplainedWaits?: boolean;
   mergeYield?: boolean;
   progressReward?: number;
   goalPass?: number;
@@ -82,6 +84,8 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
     throw new InputError('--observation', `must be 1 or 2, got '${obsVersion}'`);
   if (opts.omitHistory === true && obsVersion !== '2')
     throw new InputError('--omit-history', 'is an option of the expert block: use --observation 2');
+  if (opts.crossings !== undefined && obsVersion !== '2')
+    throw new InputError('--crossings', 'is an option of the expert block: use --observation 2');
   if (opts.probeHoldsLane === true && obsVersion !== '2')
     throw new InputError('--probe-holds-lane', 'is an option of the expert block: use --observation 2');
   if (opts.stepsPerRound !== undefined && mode !== 'dagger')
@@ -186,6 +190,7 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
       },
       ...(opts.checkpointEvery !== undefined ? { checkpointEvery: opts.checkpointEvery } : {}),
       ruleAgents: opts.ruleAgents === true,
+      dropUnexplainedWaits: opts.dropUnexplainedWaits === true,
       model: {
         observation: {
           ...DEFAULT_OBSERVATION,
@@ -193,6 +198,7 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
           ...(opts.expertLeaderOnRoute === true ? { leaderOnRoute: true } : {}),
           ...(opts.probeHoldsLane === true ? { probeHoldsLane: true } : {}),
           ...(opts.omitHistory === true ? { omitHistory: true } : {}),
+          ...(opts.crossings ? { crossings: opts.crossings } : {}),
           ...(opts.mergeYield === true ? { probeMergeYield: true } : {}),
         },
         bins: {
@@ -445,6 +451,15 @@ export function register(program: Command): void {
     .option(
       '--omit-history',
       "the observation's expert block carries no history (last acceleration and yaw rate, speeds 0.5 s and 1 s ago): a policy that sees its own recent standstill learns to stay standing (ObservationConfig.omitHistory)",
+    )
+    .option(
+      '--crossings <n>',
+      'n slots of crossing conflicts in the observation after the expert block: moving agents whose straight path crosses the route ahead within 8 s, earliest first (ObservationConfig.crossings; default: none)',
+      intOption('--crossings', 0),
+    )
+    .option(
+      '--drop-unexplained-waits',
+      "leave out of the logged demonstrations the waits the observation cannot explain: standing on the lane where IDM's acceleration says go and no crossing conflict is observed (DemoOptions.dropUnexplainedWaits)",
     )
     .option(
       '--probe-holds-lane',
