@@ -22,6 +22,10 @@ export interface TokenizerErrorSplit {
   trueToDecodedM2: number;
   /** Share of decoded → true that the worst 1 % of decoded points make (mean over frames). */
   worstPercentShare: number;
+  /** Mean depth L1 over all rays (m), and the part of it from rays short by more than 5 m, and long by more. */
+  depthL1MeanM: number;
+  depthL1FromShortBy5mM: number;
+  depthL1FromLongBy5mM: number;
 }
 
 /** Accumulates frame reconstructions (eval-tokenizer's) into the split. */
@@ -35,10 +39,16 @@ export class TokenizerErrorTally {
   private decodedToTrue = 0;
   private trueToDecoded = 0;
   private worstShare = 0;
+  private l1 = 0;
+  private l1Short5 = 0;
+  private l1Long5 = 0;
 
   add(r: Pick<FrameReconstruction, 'decoded' | 'input' | 'depthSigned'>): void {
     for (const d of r.depthSigned) {
       this.rays++;
+      this.l1 += Math.abs(d);
+      if (d < -5) this.l1Short5 -= d;
+      if (d > 5) this.l1Long5 += d;
       if (d < -5) this.short5++;
       if (d < -1) this.short1++;
       if (d > 1) this.long1++;
@@ -70,6 +80,9 @@ export class TokenizerErrorTally {
       decodedToTrueM2: perFrame(this.decodedToTrue),
       trueToDecodedM2: perFrame(this.trueToDecoded),
       worstPercentShare: perFrame(this.worstShare),
+      depthL1MeanM: share(this.l1),
+      depthL1FromShortBy5mM: share(this.l1Short5),
+      depthL1FromLongBy5mM: share(this.l1Long5),
     };
   }
 }

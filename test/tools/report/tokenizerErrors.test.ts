@@ -26,6 +26,10 @@ describe('tokenizer error split', () => {
     expect(s.trueToDecodedM2).toBeCloseTo((4.5 + 36) / 2);
     // The worst 1 % of a frame's decoded points is its worst point: all of decoded → true in both frames.
     expect(s.worstPercentShare).toBeCloseTo(1);
+    // Depth L1 over the 3 rays, and the part from the ray 6 m long (none is more than 5 m short).
+    expect(s.depthL1MeanM).toBeCloseTo(3);
+    expect(s.depthL1FromLongBy5mM).toBeCloseTo(2);
+    expect(s.depthL1FromShortBy5mM).toBe(0);
   });
 
   it('tells the two directions apart: a stray decoded point counts only from the decoded side', () => {
@@ -34,5 +38,14 @@ describe('tokenizer error split', () => {
     const s = t.split();
     expect(s.decodedToTrueM2).toBeCloseTo(200);
     expect(s.trueToDecodedM2).toBeCloseTo(0);
+  });
+
+  it('attributes the depth L1 of rays rendered far short to the short side', () => {
+    const t = new TokenizerErrorTally();
+    t.add({ input: cloud([20, 20]), decoded: cloud([8, 20]), depthSigned: Float32Array.of(-12, 0) });
+    const s = t.split();
+    expect(s.depthL1MeanM).toBeCloseTo(6);
+    expect(s.depthL1FromShortBy5mM).toBeCloseTo(6);
+    expect(s.depthL1FromLongBy5mM).toBe(0);
   });
 });
