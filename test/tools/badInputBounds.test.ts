@@ -1,7 +1,7 @@
 // Bad input gets a clear error and leaves nothing behind: every count and size option and config value is
 // bounded and checked with its name (exit 2), an unknown import format is a usage error, a truncated AV2
 // feather is named as truncated, a wrong-shaped agent ONNX beside a valid metadata JSON is refused at load, and
-// train-agents refuses steering or heads that do not fit its observation or its --init model.
+// train-agents refuses steering, heads or crossing slots that do not fit its observation or its --init model.
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -114,7 +114,7 @@ describe('bad input files and formats', () => {
     expect(fs.readdirSync(root).sort()).toEqual(['agent.json', 'agent.onnx']);
   }, 30_000);
 
-  it("train-agents refuses residual steering without the route, and heads other than its --init model's", async () => {
+  it("train-agents refuses residual steering without the route, and heads or crossing slots other than its --init model's", async () => {
     const root = tmpDir();
     const base = [
       'train-agents',
@@ -132,6 +132,14 @@ describe('bad input files and formats', () => {
     await expectOneLineFailure(
       [...base, '--init', path.join(REPO_ROOT, 'models/agent-dagger.onnx'), '--heads', 'factorised'],
       /^drivekit( [a-z-]+)?: --heads: factorised, but the --init model .*agent-dagger\.onnx has joint/,
+    );
+    await expectOneLineFailure(
+      [...base, '--init', path.join(REPO_ROOT, 'models/agent-dagger.onnx'), '--crossings', '2'],
+      /^drivekit( [a-z-]+)?: --crossings: 2, but the --init model .*agent-dagger\.onnx has 0/,
+    );
+    await expectOneLineFailure(
+      [...base, '--crossings', '2', '--observation', '1'],
+      /^drivekit( [a-z-]+)?: --crossings: is an option of the expert block: use --observation 2/,
     );
     expect(fs.readdirSync(root)).toEqual([]);
   }, 30_000);

@@ -278,8 +278,30 @@ type InitSettings =
   | {
       bins?: { residualSteering?: boolean; residualAccel?: boolean };
       net?: { factorisedHeads?: boolean };
+      observation?: { crossings?: number };
     }
   | undefined;
+
+/** The settings of an exported --init model (its metadata beside the .onnx), or null. */
+function initSettings(opts: TrainAgentsCliOptions): InitSettings | null {
+  if (!opts.init?.endsWith('.onnx')) return null;
+  const meta = modelMetaPath(opts.init);
+  if (!fs.existsSync(meta)) return null;
+  try {
+    return (JSON.parse(fs.readFileSync(meta, 'utf8')) as { settings?: InitSettings }).settings;
+  } catch (e) {
+    throw new InputError(meta, `not valid JSON (${(e as Error).message})`);
+  }
+}
+
+/** Crossing slots must match an --init model's: its weights encode that many (0 where it has none). */
+function checkInitCrossings(opts: TrainAgentsCliOptions, init: InitSettings | null): void {
+  if (!init) return;
+  const have = init.observation?.crossings ?? 0;
+  const want = opts.crossings ?? 0;
+  if (have !== want)
+    throw new InputError('--crossings', `${want}, but the --init model ${opts.init} has ${have}`);
+}
 
 /**
  * Steering and acceleration (absolute | residual) and heads (joint | factorised): as given, else those
@@ -290,17 +312,8 @@ function actionHeads(
   opts: TrainAgentsCliOptions,
   obsVersion: string,
 ): Record<keyof typeof ACTION_CHOICES, string> {
-  let init: InitSettings | null = null;
-  if (opts.init?.endsWith('.onnx')) {
-    const meta = modelMetaPath(opts.init);
-    if (fs.existsSync(meta)) {
-      try {
-        init = (JSON.parse(fs.readFileSync(meta, 'utf8')) as { settings?: InitSettings }).settings;
-      } catch (e) {
-        throw new InputError(meta, `not valid JSON (${(e as Error).message})`);
-      }
-    }
-  }
+  const init = initSettings(opts) ?? null;
+  checkInitCrossings(opts, init);
   const out = {} as Record<keyof typeof ACTION_CHOICES, string>;
   for (const [key, c] of Object.entries(ACTION_CHOICES) as [
     keyof typeof ACTION_CHOICES,
