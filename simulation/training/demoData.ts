@@ -35,7 +35,7 @@ export interface DemoOptions {
   /** Leave out the agents that rules drive beside the network (parked vehicles, pedestrians). */
   skipRuleAgents: boolean;
   /**
-   * Leave out the waits the observation cannot explain (version 2): a vehicle standing on its lane that
+   * Leave out the waits the observation cannot explain (version 2): a vehicle or cyclist standing on its lane that
    * the log keeps standing (< 0.3 m/s²) while IDM's acceleration in its expert block says go (≥ 0.5 m/s²)
    * and no crossing conflict is observed. The towns' traffic waits there for junction reservations no
    * observation carries; imitated, such waits become hesitation at every standstill.
