@@ -57,12 +57,22 @@ export function realSets(count: number): ResultSet[] {
 /** Name prefix of the per-source real sets (`--sets real`). */
 export const REAL_SET_PREFIX = 'real';
 
-/** Every real scenario of ../shared/data/real/motion, one set per source (WOMD, nuScenes, AV2). */
-export function realSourceSets(): ResultSet[] {
-  return realScenariosBySource().map(({ source, scenarios }) => ({
-    name: `${REAL_SET_PREFIX} ${source}: ${scenarios.length} scenario(s) (${scenarios.map((s) => s.id.slice(0, 8)).join(', ')})`,
-    scenarios,
-  }));
+/** Every real scenario of ../shared/data/real/motion (or of one fold), one set per source (WOMD, nuScenes, AV2). */
+export function realSourceSets(fold?: string): ResultSet[] {
+  let keep = (_: Scenario) => true;
+  if (fold !== undefined) {
+    const entries = readRealFolds().folds[fold];
+    if (!entries) throw new InputError('--real-fold', `no fold '${fold}' in models/real-folds.json`);
+    const ids = new Set(entries.map((e) => e.id));
+    keep = (s) => ids.has(s.id);
+  }
+  return realScenariosBySource()
+    .map(({ source, scenarios }) => ({ source, scenarios: scenarios.filter(keep) }))
+    .filter(({ scenarios }) => scenarios.length > 0)
+    .map(({ source, scenarios }) => ({
+      name: `${REAL_SET_PREFIX} ${source}${fold === undefined ? '' : ` fold ${fold}`}: ${scenarios.length} scenario(s) (${scenarios.map((s) => s.id.slice(0, 8)).join(', ')})`,
+      scenarios,
+    }));
 }
 
 /** Long-tail seed of the table: training draws its long-tail scenarios from seed 1 (train-agents --seed). */
@@ -142,6 +152,8 @@ export interface AgentsTableOptions {
    * when empty. `real` adds the per-source sets of every real scenario (left out otherwise).
    */
   sets: string[];
+  /** The per-source real sets hold only this fold's scenarios (models/real-folds.json); all when absent. */
+  realFold?: string;
   onSet?: (set: AgentsTableSet, seconds: number) => void;
 }
 
@@ -257,7 +269,7 @@ export function agentsTable(over: Partial<AgentsTableOptions> = {}): AgentsTable
   const sets: { set: ResultSet; nominal: boolean }[] = [
     ...resultSets(o.towns).map((set) => ({ set, nominal: true })),
     ...realSets(o.realCount).map((set) => ({ set, nominal: true })),
-    ...(wantReal ? realSourceSets() : []).map((set) => ({ set, nominal: true })),
+    ...(wantReal ? realSourceSets(o.realFold) : []).map((set) => ({ set, nominal: true })),
     ...(o.longtailCount > 0 ? [{ set: longtailSet(o.longtailCount, o.longtailSeed), nominal: false }] : []),
   ].filter(({ set }) => o.sets.length === 0 || o.sets.some((w) => set.name.startsWith(w)));
   const bar = createProgress('agents table', sets.length * agents.length);
@@ -305,7 +317,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     process.argv,
     'usage: npm run agents-table -- [--rollouts N] [--metric-rollouts M] [--towns K] [--longtail-count C]\n' +
       '  [--longtail-seed S] [--real-count R] [--agent LABEL=model.onnx|folds:<json> …] [--rows LABEL,…]\n' +
-      '  [--sets WORD,…] [--json file]',
+      '  [--sets WORD,…] [--real-fold A|B] [--json file]',
     [
       '--rollouts',
       '--metric-rollouts',
@@ -316,6 +328,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
       '--agent',
       '--rows',
       '--sets',
+      '--real-fold',
       '--json',
     ],
   );
@@ -348,6 +361,9 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     rollouts,
     agents,
     sets: list('--sets'),
+    realFold: process.argv.includes('--real-fold')
+      ? process.argv[process.argv.indexOf('--real-fold') + 1]
+      : undefined,
     metricRollouts,
     towns: argValue('--towns', DEFAULT_AGENTS_TABLE.towns),
     longtailCount: argValue('--longtail-count', DEFAULT_AGENTS_TABLE.longtailCount),

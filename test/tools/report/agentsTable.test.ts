@@ -12,8 +12,10 @@ import {
   FOLDS_AGENT_PREFIX,
   longtailSet,
   markdownAgentsTable,
+  realSourceSets,
 } from '../../../tools/report/agentsTable.ts';
-import { readRealFolds } from '../../../tools/report/realFolds.ts';
+import { prepareRealMotion, readRealFolds } from '../../../tools/report/realFolds.ts';
+import { realData } from '../../../core/paths.ts';
 import { straightRoadScenario } from '../../simulation/fixtures.ts';
 
 describe('agents table', () => {
@@ -59,4 +61,18 @@ describe('agents table', () => {
     // The same model as a plain row scores both.
     expect(agentRow('all', SHIPPED_AGENT_MODEL, two, 1, 0).scenarios).toBe(2);
   }, 60_000);
+
+  it.skipIf(!fs.existsSync(realData('motion')))(
+    'restricts the per-source real sets to one fold, and refuses a fold that does not exist',
+    async () => {
+      await prepareRealMotion();
+      const folds = readRealFolds();
+      for (const fold of ['A', 'B']) {
+        const ids = realSourceSets(fold).flatMap((set) => set.scenarios.map((s) => s.id));
+        expect(ids.sort()).toEqual(folds.folds[fold].map((e) => e.id).sort());
+      }
+      expect(() => realSourceSets('C')).toThrow(/no fold 'C'/);
+    },
+    60_000,
+  );
 });
