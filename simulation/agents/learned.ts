@@ -20,7 +20,7 @@ import {
   pickReadyChunks,
 } from './chunkPicking.ts';
 import type { Policy } from './policy.ts';
-import { RuleAgents } from './ruleAgents.ts';
+import { DEFAULT_RULE_AGENTS, RuleAgents, type RuleAgentsConfig } from './ruleAgents.ts';
 
 /** The shipped model (`--agents learned`). */
 export const SHIPPED_AGENT_MODEL = fileURLToPath(new URL('../../models/agent.onnx', import.meta.url));
@@ -34,6 +34,8 @@ export interface LearnedModelSpec {
    * the rules of ruleAgents.ts. Absent (older models): the network drives every agent.
    */
   ruleAgents?: boolean;
+  /** Overrides of those rules' settings (ruleAgents.ts DEFAULT_RULE_AGENTS), where the metadata gives some. */
+  ruleAgentsConfig?: Partial<RuleAgentsConfig>;
   /**
    * Softmax temperature the model samples at unless told otherwise (absent: 1), chosen on the model's
    * selection scenarios: sampling at 1 spreads mass onto the far, mostly braking, acceleration bins,
@@ -83,9 +85,32 @@ export function readLearnedModel(onnx: string): { bytes: Uint8Array; spec: Learn
       observation,
       bins: s.bins,
       ruleAgents: s.ruleAgents === true,
+      ...(s.ruleAgentsConfig !== undefined
+        ? { ruleAgentsConfig: checkedRuleConfig(metaFile, s.ruleAgentsConfig) }
+        : {}),
       ...(s.temperature !== undefined ? { temperature: checkedTemperature(metaFile, s.temperature) } : {}),
     },
   };
+}
+
+/** settings.ruleAgentsConfig: known keys of the rules' settings with finite numbers. */
+function checkedRuleConfig(file: string, c: unknown): Partial<RuleAgentsConfig> {
+  if (typeof c !== 'object' || c === null || Array.isArray(c))
+    throw new InputError(file, 'settings.ruleAgentsConfig must be an object of rule settings');
+  for (const [k, v] of Object.entries(c)) {
+    const known = DEFAULT_RULE_AGENTS[k as keyof RuleAgentsConfig];
+    if (typeof known !== 'number')
+      throw new InputError(
+        file,
+        `settings.ruleAgentsConfig.${k} is not a numeric rule setting (ruleAgents.ts)`,
+      );
+    if (typeof v !== 'number' || !Number.isFinite(v))
+      throw new InputError(
+        file,
+        `settings.ruleAgentsConfig.${k} must be a finite number, got ${JSON.stringify(v)}`,
+      );
+  }
+  return c as Partial<RuleAgentsConfig>;
 }
 
 function checkedTemperature(file: string, t: unknown): number {
@@ -298,7 +323,7 @@ export class LearnedPolicy implements Policy {
   ) {
     this.bins = new ActionBins(spec.bins);
     this.observer = new Observer(spec.observation);
-    this.rules = spec.ruleAgents ? new RuleAgents(opts.seed ?? 0) : null;
+    this.rules = spec.ruleAgents ? new RuleAgents(opts.seed ?? 0, spec.ruleAgentsConfig) : null;
     this.temperature = opts.temperature ?? spec.temperature ?? 1;
   }
 

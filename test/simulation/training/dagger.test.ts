@@ -59,7 +59,11 @@ describe('observation version 2', () => {
 });
 
 /** Rule walkers without their speed and heading walks, for the geometry. */
-const STEADY: Partial<RuleAgentsConfig> = { speedWalkPerSqrtS: 0, headingWalkRadPerSqrtS: 0 };
+const STEADY: Partial<RuleAgentsConfig> = {
+  speedWalkPerSqrtS: 0,
+  headingWalkRadPerSqrtS: 0,
+  inattentiveShare: 0,
+};
 
 describe('rule agents', () => {
   it('keep a parked car exactly in place and walkers from walking into each other', () => {
@@ -178,6 +182,54 @@ describe('rule agents', () => {
       sidestepped ||= Math.abs(apart.env.y[2] - y) > 1e-9;
     }
     expect(sidestepped).toBe(true);
+  });
+
+  it('let an inattentive walker drift into other walkers, but not walk into them or into a car', () => {
+    const minGap = (env: SimEnv, rules: RuleAgents) => {
+      let gap = Infinity;
+      while (!env.done) {
+        rules.act(env);
+        env.step();
+        gap = Math.min(gap, Math.hypot(env.x[1] - env.x[2], env.y[1] - env.y[2]));
+      }
+      return gap;
+    };
+    const gapTo = (x: number, vx: number, cfg: Partial<RuleAgentsConfig>) => {
+      const { env, rules } = twoWalkers(x, 8, vx, cfg);
+      return minGap(env, rules);
+    };
+    const inattentive = { ...STEADY, inattentiveShare: 1 };
+    // Overtaking a slower walker 2 m ahead (closing at 0.4 m/s): the inattentive one walks into it.
+    expect(gapTo(102, 1, STEADY)).toBeGreaterThan(0.6);
+    expect(gapTo(102, 1, inattentive)).toBeLessThan(0.3);
+    // Head-on at walking pace (2.8 m/s closing): even the inattentive one steps aside.
+    expect(gapTo(110.8, -1.4, inattentive)).toBeGreaterThan(0.6);
+    // A car parked 6 m ahead of the walker, off the road: it goes round even when it ignores walkers.
+    const s = straightRoadScenario({ numAgents: 3, numSteps: 81 });
+    s.agents.types[1] = 'pedestrian';
+    s.agents.length[1] = s.agents.width[1] = 0.6;
+    track(s, 0, 30, 0, 10, 0);
+    track(s, 1, 100, 8, 1.4, 0);
+    track(s, 2, 106, 8, 0, 0);
+    const env = new SimEnv(controlAllPresent([s]));
+    env.reset();
+    const rules = new RuleAgents(1, { ...STEADY, inattentiveShare: 1 });
+    rules.reset(env);
+    expect(rules.parked[2]).toBe(1);
+    expect(minGap(env, rules)).toBeGreaterThan(1.5);
+    // The share is drawn per walker and rollout.
+    const crowd = straightRoadScenario({ numAgents: 200, numSteps: 21 });
+    for (let r = 0; r < 200; r++) {
+      crowd.agents.types[r] = 'pedestrian';
+      track(crowd, r, 10 * r, 8, 1, 0);
+    }
+    const crowdEnv = new SimEnv(controlAllPresent([crowd]));
+    crowdEnv.reset();
+    const crowdRules = new RuleAgents(1, { inattentiveShare: 0.25 });
+    crowdRules.reset(crowdEnv);
+    const share = crowdRules.inattentive.reduce((a, b) => a + b, 0) / 200;
+    expect(share).toBeGreaterThan(0.15);
+    expect(share).toBeLessThan(0.35);
   });
 
   it('keep a bicycle that never moved, off every lane, parked', () => {
