@@ -4,29 +4,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  LearnedPolicy,
-  learnedAgent,
-  modelMetaPath,
-  readLearnedModel,
-  SHIPPED_AGENT_MODEL,
-} from '../../../simulation/agents/learned.ts';
+import { LearnedPolicy, learnedAgent, readLearnedModel } from '../../../simulation/agents/learned.ts';
 import { DEFAULT_RULE_AGENTS } from '../../../simulation/agents/ruleAgents.ts';
+import { shippedModelCopy } from './shippedModelCopy.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'dk-rulecfg-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 /** A copy of the shipped model whose metadata sets ruleAgentsConfig (or lacks it when undefined). */
 function modelWith(name: string, ruleAgentsConfig: unknown): string {
-  const onnx = path.join(tmp, `${name}.onnx`);
-  fs.copyFileSync(SHIPPED_AGENT_MODEL, onnx);
-  const meta = JSON.parse(fs.readFileSync(modelMetaPath(SHIPPED_AGENT_MODEL), 'utf8')) as {
-    settings: Record<string, unknown>;
-  };
-  if (ruleAgentsConfig === undefined) delete meta.settings.ruleAgentsConfig;
-  else meta.settings.ruleAgentsConfig = ruleAgentsConfig;
-  fs.writeFileSync(modelMetaPath(onnx), JSON.stringify(meta));
-  return onnx;
+  return shippedModelCopy(tmp, name, 'ruleAgentsConfig', ruleAgentsConfig);
 }
 
 describe("a learned model's rule settings", () => {

@@ -4,30 +4,17 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  LearnedPolicy,
-  learnedAgent,
-  modelMetaPath,
-  readLearnedModel,
-  SHIPPED_AGENT_MODEL,
-} from '../../../simulation/agents/learned.ts';
+import { LearnedPolicy, learnedAgent, readLearnedModel } from '../../../simulation/agents/learned.ts';
 import { ACTION_STRIDE, SimEnv } from '../../../simulation/env.ts';
 import { straightRoadScenario } from '../fixtures.ts';
+import { shippedModelCopy } from './shippedModelCopy.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'dk-temperature-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 /** A copy of the shipped model whose metadata says `temperature` (or lacks it when undefined). */
 function modelAt(name: string, temperature: unknown): string {
-  const onnx = path.join(tmp, `${name}.onnx`);
-  fs.copyFileSync(SHIPPED_AGENT_MODEL, onnx);
-  const meta = JSON.parse(fs.readFileSync(modelMetaPath(SHIPPED_AGENT_MODEL), 'utf8')) as {
-    settings: Record<string, unknown>;
-  };
-  if (temperature === undefined) delete meta.settings.temperature;
-  else meta.settings.temperature = temperature;
-  fs.writeFileSync(modelMetaPath(onnx), JSON.stringify(meta));
-  return onnx;
+  return shippedModelCopy(tmp, name, 'temperature', temperature);
 }
 
 /** The actions of one step of a 24-agent road scene. */
