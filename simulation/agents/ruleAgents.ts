@@ -249,8 +249,13 @@ export class RuleAgents {
       if (group !== undefined && group.includes(j)) continue;
       const rvx = env.vx[j] - vx;
       const rvy = env.vy[j] - vy;
-      const slow = rvx * rvx + rvy * rvy < cfg.inattentiveMps * cfg.inattentiveMps;
-      if (slow && this.inattentive[g] && this.ruled[j] && !this.parked[j]) continue;
+      if (
+        this.inattentive[g] &&
+        this.ruled[j] &&
+        !this.parked[j] &&
+        rvx * rvx + rvy * rvy < cfg.inattentiveMps * cfg.inattentiveMps
+      )
+        continue;
       const r = clearance(env, g, j, cfg.marginM);
       // Moving apart (or keeping the distance) never brings them closer than now, even if already within r
       // (a group walking together); approaching within r is not fine.

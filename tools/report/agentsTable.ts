@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeFileAtomicSync } from '../../core/atomic.ts';
 import { InputError } from '../../core/errors.ts';
-import { checkReportFlags } from './reportFlags.ts';
+import { checkReportFlags, flagValue } from './reportFlags.ts';
 import { createProgress } from '../../core/progress.ts';
 import { agentByName } from '../../simulation/agents/registry.ts';
 import { generateLongtail, LONGTAIL_KINDS } from '../../simulation/longtail/generate.ts';
@@ -361,9 +361,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     rollouts,
     agents,
     sets: list('--sets'),
-    realFold: process.argv.includes('--real-fold')
-      ? process.argv[process.argv.indexOf('--real-fold') + 1]
-      : undefined,
+    realFold: flagValue('--real-fold'),
     metricRollouts,
     towns: argValue('--towns', DEFAULT_AGENTS_TABLE.towns),
     longtailCount: argValue('--longtail-count', DEFAULT_AGENTS_TABLE.longtailCount),
