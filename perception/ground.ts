@@ -1,7 +1,7 @@
 // Ground removal by line fitting per angular segment (Himmelsbach et al. 2010, "Fast segmentation of 3D
 // point clouds for ground vehicles"; segment/bin/height settings after CPD, see REFERENCES.md).
 import type { XYZ } from '../core/arrow/records.ts';
-import { azimuthSector, azimuthSectorNear, azimuthSectorTable } from '../core/geometry/azimuthSectors.ts';
+import { azimuthSector, azimuthSectorTable, insideSector } from '../core/geometry/azimuthSectors.ts';
 import { fitNearPlane } from './planeFit.ts';
 import type { ConfigRanges } from '../core/configSchema.ts';
 
@@ -278,7 +278,14 @@ function cellPrototypes(
   const n = px.length;
   const binsPerM = 1 / binM;
   let invalid = 0;
-  let sector = -1; // the previous point's: scans visit a sector's points together
+  const { boundaryX, boundaryY } = sectors;
+  const hinted = S >= 3; // the two-boundary test needs sectors narrower than π
+  // No sector yet: boundaries no point lies strictly inside.
+  let sector = 0;
+  let bx0 = 0;
+  let by0 = 0;
+  let bx1 = 0;
+  let by1 = 0;
 
   for (let i = 0; i < n; i++) {
     const x = px[i];
@@ -295,13 +302,36 @@ function cellPrototypes(
     const r = Math.sqrt(r2);
     // Truncation of a non-negative product, clamped first (a far point's bin may not fit in 32 bits).
     const bf = r * binsPerM;
-    sector = azimuthSectorNear(sectors, x, y, r, sector);
+    // Scans visit a sector's points together: the previous point's sector, its two boundary directions
+    // kept in locals, answers most points (as azimuthSectorNear, without reloading them per point).
+    // Leaving it, a scan line mostly enters a neighbouring sector: those are tried before the table.
+    if (!(hinted && insideSector(bx0, by0, bx1, by1, x, y, r))) {
+      const up = sector + 1;
+      const down = sector - 1;
+      if (hinted && up < S && insideSector(bx1, by1, boundaryX[up + 1], boundaryY[up + 1], x, y, r)) {
+        sector = up;
+      } else if (hinted && down >= 0 && insideSector(boundaryX[down], boundaryY[down], bx0, by0, x, y, r)) {
+        sector = down;
+      } else sector = azimuthSector(sectors, x, y, r);
+      bx0 = boundaryX[sector];
+      by0 = boundaryY[sector];
+      bx1 = boundaryX[sector + 1];
+      by1 = boundaryY[sector + 1];
+    }
     const c = sector * B + (bf >= B ? B - 1 : bf | 0);
     cellOf[i] = c;
     rangeOf[i] = r;
-    if (r >= minRangeM && z < proto[c]) {
-      proto[c] = z;
-      lowest[c] = i;
+  }
+  // The lowest point per cell in a second pass: its hard-to-predict branch kept out of the loop above
+  // measured faster than one fused loop.
+  for (let i = 0; i < n; i++) {
+    const c = cellOf[i];
+    if (c >= 0 && rangeOf[i] >= minRangeM) {
+      const z = pz[i];
+      if (z < proto[c]) {
+        proto[c] = z;
+        lowest[c] = i;
+      }
     }
   }
   const protoR = new Float32Array(S * B);
@@ -344,10 +374,11 @@ function classifyPoints(
     }
     const h = pz[i] - (slope[c] * rangeOf[i] + intercept[c]);
     rangeOf[i] = h;
-    const ground = h <= maxDistToLineM;
-    isGround[i] = ground ? 1 : 0;
-    if (ground) groundCount++;
-    if (above) above[i] = !ground && h <= maxAboveM ? 1 : 0;
+    // Flags as arithmetic, not branches: ground and non-ground points interleave along a scan line.
+    const ground = +(h <= maxDistToLineM);
+    isGround[i] = ground;
+    groundCount += ground;
+    if (above) above[i] = (ground ^ 1) & +(h <= maxAboveM);
   }
   return groundCount;
 }

@@ -44,14 +44,24 @@ export function fitNearPlane(
   const inlierTol = cfg.planeInlierTolM;
   // Seeded by the prototype count, so RANSAC gives the same plane every run.
   const rand = lcg32(idx.length);
-  // Inliers are counted on evenly spaced prototypes (the refit uses all of them).
+  // Inliers are counted on evenly spaced prototypes (the refit uses all of them), copied once into
+  // contiguous arrays: each of the RANSAC iterations then reads them in order, without the cell lookups.
   const stride = Math.max(1, Math.floor(idx.length / cfg.planeInlierSample));
+  const ns = Math.ceil(idx.length / stride);
+  const sampleX = new Float64Array(ns);
+  const sampleY = new Float64Array(ns);
+  const sampleZ = new Float64Array(ns);
+  for (let j = 0, q = 0; j < idx.length; j += stride, q++) {
+    const i = idx[j];
+    sampleX[q] = protoX[i];
+    sampleY[q] = protoY[i];
+    sampleZ[q] = proto[i];
+  }
   const count = (a: number, b: number, c: number) => {
     let k = 0;
-    for (let j = 0; j < idx.length; j += stride) {
-      const i = idx[j];
-      if (Math.abs(proto[i] - (a * protoX[i] + b * protoY[i] + c)) <= inlierTol) k++;
-    }
+    // Counted as arithmetic, not a branch: inliers and outliers interleave.
+    for (let q = 0; q < ns; q++)
+      k += +(Math.abs(sampleZ[q] - (a * sampleX[q] + b * sampleY[q] + c)) <= inlierTol);
     return k;
   };
   let best: [number, number, number] = [0, 0, low];

@@ -96,10 +96,27 @@ export function azimuthSector(t: AzimuthSectorTable, x: number, y: number, range
 }
 
 /**
+ * Whether (x, y) lies more than 1e-9 rad inside the sector between boundary directions (bx0, by0) and (bx1, by1)
+ * (two cross products, far beyond the rounding of either test), for a caller that keeps one sector's boundaries
+ * in locals from point to point. Sectors must be narrower than π (at least 3).
+ */
+export function insideSector(
+  bx0: number,
+  by0: number,
+  bx1: number,
+  by1: number,
+  x: number,
+  y: number,
+  rangeM: number,
+): boolean {
+  const eps = 1e-9 * rangeM;
+  return bx0 * y - by0 * x > eps && x * by1 - y * bx1 > eps;
+}
+
+/**
  * azimuthSector, trying `hint` first (−1: none), e.g. the sector of the previous point of a scan, where
- * consecutive points mostly share one: a point more than 1e-9 rad inside the hint's two boundaries (two
- * cross products, far beyond the rounding of either test) is in it; any other point is looked up as usual.
- * Needs at least 3 sectors (each narrower than π).
+ * consecutive points mostly share one: a point inside the hint's two boundaries (insideSector) is in it; any
+ * other point is looked up as usual. Needs at least 3 sectors (each narrower than π).
  */
 export function azimuthSectorNear(
   t: AzimuthSectorTable,
@@ -109,10 +126,9 @@ export function azimuthSectorNear(
   hint: number,
 ): number {
   if (hint >= 0 && t.sectors >= 3) {
-    const eps = 1e-9 * rangeM;
     const bx = t.boundaryX;
     const by = t.boundaryY;
-    if (bx[hint] * y - by[hint] * x > eps && x * by[hint + 1] - y * bx[hint + 1] > eps) return hint;
+    if (insideSector(bx[hint], by[hint], bx[hint + 1], by[hint + 1], x, y, rangeM)) return hint;
   }
   return azimuthSector(t, x, y, rangeM);
 }

@@ -6,7 +6,8 @@ import { itWithSharedData } from '../sharedData.ts';
 import { pointInBox } from '../../core/geometry/box.ts';
 import { LogReader } from '../../datasets/logstore.ts';
 import { importLog } from '../../datasets/import.ts';
-import { groundHeightAt, segmentGround } from '../../perception/ground.ts';
+import { azimuthSector, azimuthSectorTable } from '../../core/geometry/azimuthSectors.ts';
+import { DEFAULT_GROUND_CONFIG, groundHeightAt, segmentGround } from '../../perception/ground.ts';
 import { castSweep, type SceneSpec } from './scene.ts';
 import { tmpDir } from './tmp.ts';
 
@@ -120,6 +121,56 @@ describe('ground removal', () => {
       z: Float32Array.of(-1.7, 0.5),
     });
     expect(Array.from(tiny.isGround)).toEqual([1, 0]);
+  });
+
+  it('puts each point of a scan in its own azimuth segment, also a hair either side of a boundary', () => {
+    // segmentGround finds a point's segment from the previous point's and its neighbours' (a scan line
+    // sweeps through them); here the ground steps 0.2 m between segments, so a point given a neighbouring
+    // segment's line would be 0.2 m off the height groundHeightAt (a plain table lookup) gives it.
+    const S = DEFAULT_GROUND_CONFIG.segments;
+    const table = azimuthSectorTable(S);
+    const xs: number[] = [];
+    const ys: number[] = [];
+    const zs: number[] = [];
+    const push = (rangeM: number, angle: number) => {
+      const x = Math.fround(rangeM * Math.cos(angle));
+      const y = Math.fround(rangeM * Math.sin(angle));
+      const s = azimuthSector(table, x, y, Math.sqrt(x * x + y * y));
+      xs.push(x);
+      ys.push(y);
+      zs.push(-1.8 + (s % 2) * 0.2);
+    };
+    // Rings swept one way and the other, 2,000 steps a turn, with points 1e-6 rad either side of every
+    // segment boundary in scan order.
+    for (const [rangeM, dir] of [
+      [6, 1],
+      [9, -1],
+      [14, 1],
+      [20, -1],
+    ]) {
+      for (let k = 0; k < 2000; k++) {
+        const a = dir * ((k / 2000) * 2 * Math.PI - Math.PI);
+        push(rangeM, a);
+        const s = Math.floor(((a + Math.PI) / (2 * Math.PI)) * S);
+        const boundary = ((dir > 0 ? s + 1 : s) / S) * 2 * Math.PI - Math.PI;
+        push(rangeM, boundary - 1e-6);
+        push(rangeM, boundary + 1e-6);
+      }
+    }
+    const pts = { x: Float32Array.from(xs), y: Float32Array.from(ys), z: Float32Array.from(zs) };
+    const g = segmentGround(pts);
+    let off = 0;
+    for (let i = 0; i < xs.length; i++) {
+      const want = pts.z[i] - groundHeightAt(g.model, pts.x[i], pts.y[i]);
+      if (!(Math.abs(g.heightAboveGround[i] - want) < 0.01)) off++;
+    }
+    expect(off).toBe(0);
+    // The steps are in the lines (so a wrong segment would show): every point is ground, and the lines of
+    // two neighbouring segments are 0.2 m apart.
+    expect(g.groundCount).toBe(xs.length);
+    const mid = (s: number) => ((s + 0.5) / S) * 2 * Math.PI - Math.PI;
+    const at = (s: number) => groundHeightAt(g.model, 10 * Math.cos(mid(s)), 10 * Math.sin(mid(s)));
+    expect(at(11) - at(10)).toBeCloseTo(0.2, 2);
   });
 
   itWithSharedData(
