@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import * as nn from '../core/nn/index.ts';
 import { InputError } from '../core/errors.ts';
-import { decodeModel } from '../core/nn/onnxProto.ts';
+import { decodeModel, encodeModel } from '../core/nn/onnxProto.ts';
 import { createSession, ort, type RuntimeOptions } from '../core/nn/runtime.ts';
 import type { TokenizerConfig } from './config.ts';
 import { RAY_FEATURE_COUNT } from './pastRayFeatures.ts';
@@ -221,7 +221,28 @@ export interface RayDepthCard {
   pastSweeps: number;
   /** The gate keeps the baseline's depth where its logit reaches this (chosen on the validation starts). */
   keepThresholdLogit: number;
+  /**
+   * The same on real sweeps (logs whose source is not 'synthetic'), chosen on the real logs' validation starts
+   * alone; absent: keepThresholdLogit everywhere. Real and simulated sensors differ in how a beam's error
+   * repeats from sweep to sweep, so where the past points can be trusted as they are differs too.
+   */
+  realKeepThresholdLogit?: number;
   [k: string]: unknown;
+}
+
+/** The gate threshold a head applies to the sweeps of a log whose meta.source is `source`. */
+export function keepThresholdFor(card: RayDepthCard, source: string | undefined): number {
+  return source !== 'synthetic' && card.realKeepThresholdLogit !== undefined
+    ? card.realKeepThresholdLogit
+    : card.keepThresholdLogit;
+}
+
+/** An exported head's ONNX bytes with its card replaced (the weights and graph untouched). */
+export function withRayDepthCard(bytes: Uint8Array, card: RayDepthCard): Uint8Array {
+  const model = decodeModel(bytes);
+  const props = (model.metadataProps ?? []).filter((p) => p.key !== RAY_DEPTH_METADATA_KEY);
+  props.push({ key: RAY_DEPTH_METADATA_KEY, value: JSON.stringify(card) });
+  return encodeModel({ ...model, metadataProps: props });
 }
 
 /** An exported head on onnxruntime. */

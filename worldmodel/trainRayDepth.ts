@@ -37,6 +37,10 @@ export interface RayDepthTrainConfig {
   epochs: number;
   batch: number;
   seed: number;
+  /** Each training ray of a real log (source other than 'synthetic') enters every epoch this many times. */
+  realRepeat: number;
+  /** Also choose a gate threshold for real sweeps on the real logs' validation rays alone (realKeepThresholdLogit). */
+  realGate: boolean;
   model: Partial<RayDepthModelConfig>;
 }
 
@@ -48,6 +52,8 @@ export const DEFAULT_RAY_DEPTH_TRAIN: RayDepthTrainConfig = {
   epochs: 40,
   batch: 2048,
   seed: 1,
+  realRepeat: 1,
+  realGate: false,
   model: {},
 };
 
@@ -143,7 +149,8 @@ export interface DepthErrors {
   median: number;
 }
 
-function errorsOf(err: Float64Array): DepthErrors {
+/** Mean and median of per-ray |depth error|s. */
+export function errorsOf(err: Float64Array): DepthErrors {
   let sum = 0;
   for (const e of err) sum += e;
   const sorted = err.slice().sort();
@@ -157,6 +164,21 @@ export function baselineErrors(s: TrainingRays): DepthErrors {
   return errorsOf(Float64Array.from(s.truth, (t, k) => Math.abs(s.reference[k] - t)));
 }
 
+/** The head's |depth error| per ray of `s` with the gate at `keepThresholdLogit` (Infinity: never keeps). */
+export function headRayErrors(
+  cfg: TokenizerConfig,
+  s: TrainingRays,
+  out: RayDepthOutputs,
+  keepThresholdLogit: number,
+): Float64Array {
+  const min = cfg.render.minRangeM;
+  return Float64Array.from(s.truth, (t, k) =>
+    Math.abs(
+      rayDepth(min, s.exitM[k], s.reference[k], out.logRatio[k], out.keepLogit[k], keepThresholdLogit) - t,
+    ),
+  );
+}
+
 /** The head's depth errors on `s` with the gate at `keepThresholdLogit` (Infinity: never keeps). */
 export function headErrors(
   cfg: TokenizerConfig,
@@ -164,14 +186,7 @@ export function headErrors(
   out: RayDepthOutputs,
   keepThresholdLogit: number,
 ): DepthErrors {
-  const min = cfg.render.minRangeM;
-  return errorsOf(
-    Float64Array.from(s.truth, (t, k) =>
-      Math.abs(
-        rayDepth(min, s.exitM[k], s.reference[k], out.logRatio[k], out.keepLogit[k], keepThresholdLogit) - t,
-      ),
-    ),
-  );
+  return errorsOf(headRayErrors(cfg, s, out, keepThresholdLogit));
 }
 
 /** Gate thresholds tried on the validation starts (logits; Infinity: the gate never keeps). */
@@ -193,6 +208,48 @@ export function chooseKeepThreshold(
     ? ok.reduce((a, b) => (b.mean < a.mean ? b : a))
     : table.reduce((a, b) => (b.median < a.median ? b : a));
   return { threshold: pick.threshold, table };
+}
+
+/**
+ * The gate threshold for real sweeps: the trainer's rule (chooseKeepThreshold) on the validation rays of the real
+ * logs alone (source other than 'synthetic'); null when every log is synthetic. Simulated beams' range noise is
+ * drawn afresh each sweep, a real beam's error repeats on the same surface, so the head's corrections pay on the
+ * synthetic rays that dominate the pooled set where the past points as they are win on real ones.
+ */
+export async function chooseRealKeepThreshold(
+  cfg: TokenizerConfig,
+  parts: readonly { source: string | undefined; rays: TrainingRays }[],
+  predict: (x: Float32Array, n: number) => Promise<RayDepthOutputs>,
+): Promise<{
+  threshold: number;
+  table: { threshold: number; mean: number; median: number }[];
+  head: DepthErrors;
+  rayTrace: DepthErrors;
+  rays: number;
+} | null> {
+  const real = parts.filter((p) => p.source !== 'synthetic').map((p) => p.rays);
+  if (real.length === 0) return null;
+  const rays = concatRays(real);
+  const out = await predict(rays.x, rays.count);
+  const gate = chooseKeepThreshold(cfg, rays, out);
+  return {
+    ...gate,
+    head: headErrors(cfg, rays, out, gate.threshold),
+    rayTrace: baselineErrors(rays),
+    rays: rays.count,
+  };
+}
+
+/** A gate threshold as JSON holds it (no Infinity: a gate that never keeps gets a logit no head reaches). */
+export function thresholdForJson(threshold: number): number {
+  return Number.isFinite(threshold) ? threshold : 1e9;
+}
+
+/** A gate table as a card records it ('never' for the gate that never keeps). */
+export function gateTableForJson(
+  table: readonly { threshold: number; mean: number; median: number }[],
+): { threshold: number | 'never'; mean: number; median: number }[] {
+  return table.map((r) => ({ ...r, threshold: Number.isFinite(r.threshold) ? r.threshold : 'never' }));
 }
 
 export interface RayDepthTrainInput {
@@ -276,7 +333,15 @@ export async function trainRayDepth(
     curve = extra.curve;
     best = { epoch: extra.bestEpoch, l1: extra.bestL1, params: r.best };
   }
-  const order = Int32Array.from({ length: train.count }, (_, i) => i);
+  // Every training ray once, and the real logs' rays realRepeat − 1 times more.
+  const rows: number[] = [];
+  let first = 0;
+  for (const [k, part] of trainParts.entries()) {
+    const copies = input.logs[k].log.meta.source === 'synthetic' ? 1 : Math.max(1, Math.round(c.realRepeat));
+    for (let r = 0; r < copies; r++) for (let i = 0; i < part.count; i++) rows.push(first + i);
+    first += part.count;
+  }
+  const order = Int32Array.from(rows);
   for (let epoch = startEpoch + 1; epoch <= c.epochs; epoch++) {
     rng.shuffle(order);
     let sum = 0;
@@ -316,24 +381,37 @@ export async function trainRayDepth(
     model: headErrors(input.cfg, val, outputs, gate.threshold),
     baseline: baselineErrors(val),
   };
+  const realGate = !c.realGate
+    ? null
+    : await chooseRealKeepThreshold(
+        input.cfg,
+        valParts.map((rays, k) => ({ source: input.logs[k].log.meta.source, rays })),
+        (x, n) => model.predict(x, n),
+      );
   const card = {
     features: RAY_FEATURE_COUNT,
     pastSweeps: c.pastSweeps,
-    // JSON has no Infinity: a gate that never keeps is recorded as a threshold no logit reaches.
-    keepThresholdLogit: Number.isFinite(gate.threshold) ? gate.threshold : 1e9,
-    gateTable: gate.table.map((r) => ({
-      ...r,
-      threshold: Number.isFinite(r.threshold) ? r.threshold : 'never',
-    })),
+    keepThresholdLogit: thresholdForJson(gate.threshold),
+    gateTable: gateTableForJson(gate.table),
+    ...(realGate && {
+      realKeepThresholdLogit: thresholdForJson(realGate.threshold),
+      realGateTable: gateTableForJson(realGate.table),
+    }),
     featureWindow: PAST_RAY_FEATURES,
     grid: input.cfg.grid,
     minRangeM: input.cfg.render.minRangeM,
     ...input.data,
     split,
     config: c,
-    samples: { train: train.count, validation: val.count },
+    samples: { train: train.count, validation: val.count, trainRowsPerEpoch: order.length },
     bestEpoch: best.epoch,
-    validation: { headL1M: validation.model, rayTraceGroundL1M: validation.baseline },
+    validation: {
+      headL1M: validation.model,
+      rayTraceGroundL1M: validation.baseline,
+      ...(realGate && {
+        real: { rays: realGate.rays, headL1M: realGate.head, rayTraceGroundL1M: realGate.rayTrace },
+      }),
+    },
     curve,
   };
   const onnx = path.join(input.out, 'raydepth.onnx');

@@ -22,6 +22,8 @@ interface Options {
   validationShare: number;
   seed: number;
   gateLabel: string;
+  realRepeat: number;
+  realGate?: boolean;
   json?: boolean;
 }
 
@@ -53,6 +55,16 @@ export function register(program: Command): void {
       '--gate-label <rule>',
       "the gate learns where the ray-trace is 'within' 2 % of the truth, or 'closer' to it than the head",
       DEFAULT_RAY_DEPTH_MODEL.gateLabel,
+    )
+    .option(
+      '--real-repeat <n>',
+      'each training ray of a real log enters every epoch n times',
+      intOption('--real-repeat', 1),
+      d.realRepeat,
+    )
+    .option(
+      '--real-gate',
+      "also choose the gate's threshold for real sweeps on the real logs' validation rays alone",
     )
     .option('--json', 'print the summary as one JSON line')
     .action(async (opts: Options) => {
@@ -87,6 +99,8 @@ export function register(program: Command): void {
             rayStride: opts.rayStride,
             validationShare: opts.validationShare,
             seed: opts.seed,
+            realRepeat: opts.realRepeat,
+            realGate: opts.realGate === true,
             model: { gateLabel: opts.gateLabel },
           },
         );

@@ -16,8 +16,10 @@ import {
   chooseKeepThreshold,
   concatRays,
   type DepthErrors,
+  gateTableForJson,
   headErrors,
   rayDepthSamples,
+  thresholdForJson,
   type TrainingRays,
 } from '../../worldmodel/trainRayDepth.ts';
 import { SHIPPED_TOKENIZER } from '../commands/tokenize.ts';
@@ -84,8 +86,8 @@ if (isMain(import.meta.url)) {
     const baseline = baselineErrors(val);
     const card: Record<string, unknown> = {
       ...cards[0],
-      keepThresholdLogit: Number.isFinite(gate.threshold) ? gate.threshold : 1e9,
-      gateTable: gate.table.map((r) => ({ ...r, threshold: Number.isFinite(r.threshold) ? r.threshold : 'never' })),
+      keepThresholdLogit: thresholdForJson(gate.threshold),
+      gateTable: gateTableForJson(gate.table),
       validation: { headL1M: ensembleErrors, rayTraceGroundL1M: baseline },
       ensemble: {
         rule: 'the mean of the members’ log ratio and gate logit; the gate threshold chosen again on the validation starts',

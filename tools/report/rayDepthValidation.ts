@@ -9,15 +9,14 @@ import { writeFileAtomicSync } from '../../core/atomic.ts';
 import { InputError } from '../../core/errors.ts';
 import { LogReader } from '../../datasets/logstore.ts';
 import type { TokenizerConfig } from '../../worldmodel/config.ts';
-import { RayDepthHead } from '../../worldmodel/rayDepthModel.ts';
+import { keepThresholdFor, RayDepthHead } from '../../worldmodel/rayDepthModel.ts';
 import { createRayDepthPool } from '../../worldmodel/rayDepthPool.ts';
 import { ENCODER_FILE, readTokenizerSpec } from '../../worldmodel/tokenizerModel.ts';
 import {
   type DepthErrors,
-  type TrainingRays,
   baselineErrors,
-  concatRays,
-  headErrors,
+  errorsOf,
+  headRayErrors,
   rayDepthSamples,
 } from '../../worldmodel/trainRayDepth.ts';
 import { coreCount } from '../../core/workers.ts';
@@ -41,7 +40,10 @@ export function validationStarts(card: {
   return new Map(Object.entries(card.split).map(([name, s]) => [name, s.validation]));
 }
 
-/** Each head (at its own gate threshold) and the ray-trace on the same samples, per log and pooled. */
+/**
+ * Each head and the ray-trace on the same samples, per log and pooled; a head gates each log's rays at its threshold
+ * for that log's sensor (keepThresholdFor: real or simulated).
+ */
 export async function scoreOnValidation(
   logs: readonly { name: string; log: LogReader; starts: readonly number[] }[],
   cfg: TokenizerConfig,
@@ -52,23 +54,44 @@ export async function scoreOnValidation(
     throw new InputError('--model', 'the heads use different numbers of past sweeps; their samples differ');
   const pool = createRayDepthPool(cfg, coreCount());
   const rows: ValidationRow[] = [];
-  const parts: TrainingRays[] = [];
-  const score = async (name: string, s: TrainingRays) => {
-    const scored: DepthErrors[] = [];
-    for (const h of heads)
-      scored.push(headErrors(cfg, s, await h.outputs(s.x, s.count), h.card.keepThresholdLogit));
-    rows.push({ log: name, rays: s.count, rayTrace: baselineErrors(s), heads: scored });
-  };
+  // Per head, every log's per-ray errors, and the ray-trace's: pooled at the end.
+  const headParts: Float64Array[][] = heads.map(() => []);
+  const rayTraceParts: Float64Array[] = [];
   try {
     for (const { name, log, starts } of logs) {
       const s = await rayDepthSamples(log, cfg, starts, { rayStride: 16, pastSweeps }, undefined, pool);
-      await score(name, s);
-      parts.push(s);
+      const scored: DepthErrors[] = [];
+      for (const [k, h] of heads.entries()) {
+        const err = headRayErrors(
+          cfg,
+          s,
+          await h.outputs(s.x, s.count),
+          keepThresholdFor(h.card, log.meta.source),
+        );
+        headParts[k].push(err);
+        scored.push(errorsOf(err));
+      }
+      rows.push({ log: name, rays: s.count, rayTrace: baselineErrors(s), heads: scored });
+      rayTraceParts.push(Float64Array.from(s.truth, (t, i) => Math.abs(s.reference[i] - t)));
     }
   } finally {
     await pool.close();
   }
-  await score('pooled', concatRays(parts));
+  const joined = (parts: readonly Float64Array[]) => {
+    const out = new Float64Array(parts.reduce((n, p) => n + p.length, 0));
+    let o = 0;
+    for (const p of parts) {
+      out.set(p, o);
+      o += p.length;
+    }
+    return out;
+  };
+  rows.push({
+    log: 'pooled',
+    rays: rayTraceParts.reduce((n, p) => n + p.length, 0),
+    rayTrace: errorsOf(joined(rayTraceParts)),
+    heads: headParts.map((parts) => errorsOf(joined(parts))),
+  });
   return rows;
 }
 
