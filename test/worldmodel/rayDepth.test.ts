@@ -1,17 +1,14 @@
 // The learned ray-depth head: its features along constructed rays, the gate and clamps of its depth, learning a
 // planted correction, and training on a log whose future sweeps label it (resumed, refused when it cannot win).
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { allocatePointCloud } from '../../core/arrow/records.ts';
-import { composePoses, invertPose, poseFromTranslationYaw } from '../../core/geometry/pose.ts';
 import { Rng } from '../../core/rng.ts';
-import { LogReader, LogWriter } from '../../datasets/logstore.ts';
+import { LogReader } from '../../datasets/logstore.ts';
+import { streetLog } from './streetLog.ts';
 import { rayTracePast } from '../../worldmodel/baselines/rayTracePast.ts';
 import { DEFAULT_TOKENIZER_CONFIG } from '../../worldmodel/config.ts';
-import { transformed } from '../../worldmodel/forecastProtocol.ts';
 import { pastRayFeatures, RAY_FEATURE_COUNT, sweepRayStats } from '../../worldmodel/pastRayFeatures.ts';
 import { forecastLogRayDepth } from '../../worldmodel/rayDepthForecast.ts';
 import { type RayDepthJob, rayDepthInputsOf, rayDepthJob } from '../../worldmodel/rayDepthInputs.ts';
@@ -20,19 +17,12 @@ import { truthRays } from '../../worldmodel/forecastProtocol.ts';
 import { sensorOrigin } from '../../worldmodel/sweep.ts';
 import { rayDepthErrors, referenceBand } from '../../tools/report/rayDepthErrors.ts';
 import { scoreOnValidation, validationStarts } from '../../tools/report/rayDepthValidation.ts';
-import {
-  keepThresholdFor,
-  RayDepthHead,
-  RayDepthModel,
-  rayDepth,
-  withRayDepthCard,
-} from '../../worldmodel/rayDepthModel.ts';
+import { keepThresholdFor, RayDepthHead, RayDepthModel, rayDepth } from '../../worldmodel/rayDepthModel.ts';
 import { raysAlong } from '../../worldmodel/rays.ts';
 import {
   baselineErrors,
   allocateTrainingRays,
   chooseKeepThreshold,
-  chooseRealKeepThreshold,
   headErrors,
   rayDepthSamples,
   trainRayDepth,
@@ -146,53 +136,6 @@ describe('ray depth', () => {
   });
 });
 
-/**
- * A street: the ground, house fronts along both sides with gaps; the car drives `speedM` a frame. Each sweep
- * samples the surfaces anew (as a LiDAR's returns never repeat), unless `samePoints`.
- */
-async function streetLog(
-  dir: string,
-  speedM: number,
-  frames: number,
-  samePoints = false,
-  source = 'test',
-): Promise<void> {
-  const sample = (rng: Rng) => {
-    const xs: number[] = [];
-    const ys: number[] = [];
-    const zs: number[] = [];
-    for (let i = 0; i < 40000; i++) {
-      xs.push(rng.uniform(-30, 80));
-      ys.push(rng.uniform(-12, 12));
-      zs.push(-1.7);
-    }
-    for (let i = 0; i < 30000; i++) {
-      const x = rng.uniform(-30, 80);
-      if (Math.floor(x / 6) % 3 === 0) continue; // gaps between houses
-      xs.push(x);
-      ys.push(rng.uniform() < 0.5 ? -12 : 12);
-      zs.push(rng.uniform(-1.7, 1.5));
-    }
-    return { x: Float32Array.from(xs), y: Float32Array.from(ys), z: Float32Array.from(zs) };
-  };
-  const rng = new Rng(5);
-  const fixed = sample(rng);
-  // The poses are exact even when the car stands still.
-  const w = LogWriter.create(dir, { source, rateHz: 10, extra: { posesKnown: true } });
-  const step = poseFromTranslationYaw(speedM, 0, 0, 0);
-  let pose = poseFromTranslationYaw(0, 0, 0, 0);
-  for (let f = 0; f < frames; f++) {
-    if (f > 0) pose = composePoses(pose, step);
-    const local = transformed(samePoints ? fixed : sample(rng), invertPose(pose));
-    const pc = allocatePointCloud(local.x.length);
-    pc.x.set(local.x);
-    pc.y.set(local.y);
-    pc.z.set(local.z);
-    w.appendFrame({ timestampNs: BigInt(f) * 100_000_000n, pose, points: pc });
-  }
-  await w.close();
-}
-
 describe('loading a ray-depth head', () => {
   it('names the file and what is wrong: missing, not ONNX, an ONNX model of something else', async () => {
     const d = tmp();
@@ -254,52 +197,6 @@ describe('training the ray-depth head on a log', () => {
       expect(fs.existsSync(path.join(out, 'raydepth.onnx'))).toBe(false);
     } finally {
       await log.close();
-    }
-  });
-
-  it('repeats the training rays of real logs and chooses their gate on their validation rays alone', async () => {
-    const real = path.join(tmp(), 'real');
-    const simulated = path.join(tmp(), 'simulated');
-    await streetLog(real, 1.2, 24);
-    await streetLog(simulated, 1.2, 24, false, 'synthetic');
-    const logs = [
-      { name: 'real', log: await LogReader.open(real) },
-      { name: 'simulated', log: await LogReader.open(simulated) },
-    ];
-    const out = path.join(tmp(), 'run');
-    try {
-      const c = { epochs: 1, rayStride: 64, batch: 512, realRepeat: 3, realGate: true };
-      await trainRayDepth({ logs, cfg, out, data: {} }, c);
-      const card = JSON.parse(fs.readFileSync(path.join(out, 'card.json'), 'utf8'));
-      const samples = await Promise.all(
-        logs.map(({ name, log }) =>
-          rayDepthSamples(log, cfg, card.split[name].train, { rayStride: 64, pastSweeps: 3 }),
-        ),
-      );
-      expect(card.samples.trainRowsPerEpoch).toBe(3 * samples[0].count + samples[1].count);
-      // The real gate is the trainer's rule on the real log's validation rays, the pooled one on both logs'.
-      const head = await RayDepthHead.load(path.join(out, 'raydepth.onnx'));
-      try {
-        const val = await Promise.all(
-          logs.map(({ name, log }) =>
-            rayDepthSamples(log, cfg, card.split[name].validation, { rayStride: 64, pastSweeps: 3 }),
-          ),
-        );
-        const parts = [
-          { source: 'test', rays: val[0] },
-          { source: 'synthetic', rays: val[1] },
-        ];
-        const gate = await chooseRealKeepThreshold(cfg, parts, (x, n) => head.outputs(x, n));
-        const want = chooseKeepThreshold(cfg, val[0], await head.outputs(val[0].x, val[0].count)).threshold;
-        expect(gate!.threshold).toBe(want);
-        expect(head.card.realKeepThresholdLogit).toBe(Number.isFinite(want) ? want : 1e9);
-        expect(card.validation.real.rays).toBe(val[0].count);
-        expect(await chooseRealKeepThreshold(cfg, [parts[1]], (x, n) => head.outputs(x, n))).toBeNull();
-      } finally {
-        await head.dispose();
-      }
-    } finally {
-      for (const { log } of logs) await log.close();
     }
   });
 
@@ -453,94 +350,6 @@ describe('training the ray-depth head on a log', () => {
     } finally {
       await head.dispose();
       await log.close();
-    }
-  });
-});
-
-describe('the gate on real and simulated sweeps', () => {
-  it('applies the real-sweep threshold to every log not from the simulator, and rewrites a card without touching the weights', async () => {
-    const bytes = new Uint8Array(fs.readFileSync('models/raydepth-foldA/raydepth.onnx'));
-    const shipped = await RayDepthHead.load('models/raydepth-foldA/raydepth.onnx');
-    const d = tmp();
-    // Real sweeps keep the ray-trace everywhere (a threshold every logit reaches); simulated ones as shipped.
-    const file = path.join(d, 'gated.onnx');
-    fs.writeFileSync(file, withRayDepthCard(bytes, { ...shipped.card, realKeepThresholdLogit: -1e9 }));
-    const gated = await RayDepthHead.load(file);
-    const real = path.join(d, 'real');
-    const simulated = path.join(d, 'simulated');
-    await streetLog(real, 1.2, 16);
-    await streetLog(simulated, 1.2, 16, false, 'synthetic');
-    const logs = [await LogReader.open(real), await LogReader.open(simulated)];
-    try {
-      expect(keepThresholdFor(gated.card, 'kitti')).toBe(-1e9);
-      expect(keepThresholdFor(gated.card, 'synthetic')).toBe(shipped.card.keepThresholdLogit);
-      expect(keepThresholdFor(shipped.card, 'kitti')).toBe(shipped.card.keepThresholdLogit);
-      const x = new Float32Array(4 * RAY_FEATURE_COUNT).map((_, i) => Math.sin(i));
-      expect(await gated.outputs(x, 4)).toEqual(await shipped.outputs(x, 4));
-      const opts = { starts: [4], horizons: ['1s' as const], rayStride: 32, workers: 1 };
-      const alwaysKeeps = path.join(d, 'keeps.onnx');
-      fs.writeFileSync(alwaysKeeps, withRayDepthCard(bytes, { ...shipped.card, keepThresholdLogit: -1e9 }));
-      const keeps = await RayDepthHead.load(alwaysKeeps);
-      try {
-        const forecast = (log: LogReader, head: RayDepthHead) => forecastLogRayDepth(log, cfg, head, opts);
-        // Simulated sweeps: the gated head is the shipped one. Real sweeps: it keeps the ray-trace's depth on
-        // every ray, as a head whose only threshold keeps everywhere, and that differs from the shipped head's.
-        expect(await forecast(logs[1], gated)).toEqual(await forecast(logs[1], shipped));
-        const onReal = await forecast(logs[0], gated);
-        expect(onReal).toEqual(await forecast(logs[0], keeps));
-        expect(onReal).not.toEqual(await forecast(logs[0], shipped));
-      } finally {
-        await keeps.dispose();
-      }
-    } finally {
-      for (const l of logs) await l.close();
-      await gated.dispose();
-      await shipped.dispose();
-    }
-  });
-
-  it('gives a trained head its real-sweep gate from the real logs of its own split (tools/models/gateRayDepth.ts)', async () => {
-    const d = tmp();
-    await streetLog(path.join(d, 'logs', 'real'), 1.2, 16);
-    await streetLog(path.join(d, 'logs', 'simulated'), 1.2, 16, false, 'synthetic');
-    const shipped = await RayDepthHead.load('models/raydepth-foldA/raydepth.onnx');
-    const split = { real: { train: [], validation: [4] }, simulated: { train: [], validation: [4] } };
-    const file = path.join(d, 'head.onnx');
-    fs.writeFileSync(
-      file,
-      withRayDepthCard(new Uint8Array(fs.readFileSync('models/raydepth-foldA/raydepth.onnx')), {
-        ...shipped.card,
-        split,
-      }),
-    );
-    await shipped.dispose();
-    const run = spawnSync(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        'tools/models/gateRayDepth.ts',
-        '--model',
-        file,
-        '--logs',
-        path.join(d, 'logs'),
-        '--out',
-        path.join(d, 'out'),
-      ],
-      { encoding: 'utf8' },
-    );
-    expect(run.status, run.stderr).toBe(0);
-    const head = await RayDepthHead.load(path.join(d, 'out', 'raydepth.onnx'));
-    const log = await LogReader.open(path.join(d, 'logs', 'real'));
-    try {
-      const val = await rayDepthSamples(log, cfg, [4], { rayStride: 16, pastSweeps: 3 });
-      const want = chooseKeepThreshold(cfg, val, await head.outputs(val.x, val.count)).threshold;
-      expect(head.card.realKeepThresholdLogit).toBe(Number.isFinite(want) ? want : 1e9);
-      expect(head.card.keepThresholdLogit).toBe(shipped.card.keepThresholdLogit);
-      expect((head.card.validation as { real: { rays: number } }).real.rays).toBe(val.count);
-    } finally {
-      await log.close();
-      await head.dispose();
     }
   });
 });
