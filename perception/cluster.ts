@@ -113,7 +113,6 @@ const work = {
   parent: new Int32Array(0),
   voxelLabel: new Int32Array(0),
   rootLabel: new Int32Array(0),
-  candidateOf: new Int32Array(0),
 };
 
 function atLeastInt32(a: Int32Array<ArrayBuffer>, n: number): Int32Array<ArrayBuffer> {
@@ -132,9 +131,8 @@ interface CandidateExtent {
 }
 
 /**
- * Pass 1 of clusterPoints: list in `candidateOf` (in point order) the points in the mask, in range and off
- * the ego vehicle, write each one's packed voxel key (packVoxelKey) in `voxelOf`, and find the extent of
- * their voxels; `voxelOf` is not written for the other points. Later passes walk the list, not every point.
+ * Pass 1 of clusterPoints: write in `voxelOf` the packed voxel key (packVoxelKey, never −1) of the points
+ * in the mask, in range and off the ego vehicle, −1 for the others, and find the extent of their voxels.
  * A function of its own: inside clusterPoints the loop's code, compiled on the stack, ran twice as slow
  * after sweeps of another size.
  */
@@ -143,7 +141,6 @@ function markCandidates(
   mask: Uint8Array | null,
   cfg: ClusterConfig,
   voxelOf: Int32Array,
-  candidateOf: Int32Array,
 ): CandidateExtent {
   const n = pts.x.length;
   const px = pts.x;
@@ -155,16 +152,7 @@ function markCandidates(
   const maxXY = (XY_OFF - 2) * cfg.voxelM;
   const maxZ = (Z_OFF - 2) * cfg.voxelZM;
   const { egoMinXM, egoMaxXM, egoHalfWidthM } = cfg;
-  // The masked points first, listed without a branch: ground and other points interleave along a scan
-  // line, and a per-point branch on the mask mispredicted often enough to double this pass.
-  let masked = n;
-  if (mask) {
-    masked = 0;
-    for (let i = 0; i < n; i++) {
-      candidateOf[masked] = i;
-      masked += mask[i];
-    }
-  } else for (let i = 0; i < n; i++) candidateOf[i] = i;
+  voxelOf.fill(-1, 0, n);
   let candidates = 0;
   // Integer sentinels and `Math.floor(…) | 0` (in range by the checks, never −0) keep the voxel
   // coordinates small integers in the optimised code.
@@ -174,8 +162,8 @@ function markCandidates(
   let y1 = -0x3fffffff;
   let z0 = 0x3fffffff;
   let z1 = -0x3fffffff;
-  for (let j = 0; j < masked; j++) {
-    const i = candidateOf[j];
+  for (let i = 0; i < n; i++) {
+    if (mask && !mask[i]) continue;
     const x = px[i];
     const y = py[i];
     const z = pz[i];
@@ -183,7 +171,7 @@ function markCandidates(
     // NaN fails `d2 <= r2`; z is checked explicitly.
     if (!(d2 <= r2) || !(z > -maxZ && z < maxZ) || Math.abs(x) > maxXY || Math.abs(y) > maxXY) continue;
     if (x >= egoMinXM && x <= egoMaxXM && Math.abs(y) <= egoHalfWidthM) continue;
-    candidateOf[candidates++] = i; // in place: never ahead of j
+    candidates++;
     const ix = Math.floor(x * inv) | 0;
     const iy = Math.floor(y * inv) | 0;
     const iz = Math.floor(z * invZ) | 0;
@@ -210,15 +198,13 @@ interface DenseIndex {
 }
 
 /**
- * Voxel ids in order of first appearance for the listed points (`candidateOf`, the first `candidates`),
- * each one's id written over its voxel key in `voxelOf`, their voxel coordinates in `coords` and point counts
- * at id + 1 in `counts`, from the dense grid or else the hash table. Returns the number of voxels. A function
- * of its own: inside clusterPoints the loop's code, compiled on the stack, deoptimised over and over once
- * sweeps of another size had run.
+ * Voxel ids in order of first appearance for the points with a voxel key in `voxelOf` (written in its
+ * place), their voxel coordinates in `coords` and point counts at id + 1 in `counts`, from the dense grid
+ * or else the hash table. Returns the number of voxels. A function of its own: inside clusterPoints the loop's
+ * code, compiled on the stack, deoptimised over and over once sweeps of another size had run.
  */
 function indexVoxels(
-  candidateOf: Int32Array,
-  candidates: number,
+  n: number,
   voxelOf: Int32Array,
   counts: Int32Array,
   coords: Int32Array,
@@ -228,9 +214,9 @@ function indexVoxels(
   let V = 0;
   let lastKey = 0;
   let lastId = -1;
-  for (let j = 0; j < candidates; j++) {
-    const i = candidateOf[j];
+  for (let i = 0; i < n; i++) {
     const key = voxelOf[i];
+    if (key === -1) continue;
     // Consecutive points of a scan line often share a voxel: skip the lookup then.
     if (lastId >= 0 && key === lastKey) {
       counts[lastId + 1]++;
@@ -287,8 +273,7 @@ export function clusterPoints(
   const labels = out ?? new Int32Array(n);
   // Pass 1: which points are clustered, and the extent of their voxels.
   const voxelOf = (work.voxelOf = atLeastInt32(work.voxelOf, n));
-  const candidateOf = (work.candidateOf = atLeastInt32(work.candidateOf, n));
-  const { candidates, x0, x1, y0, y1, z0, z1 } = markCandidates(pts, mask, cfg, voxelOf, candidateOf);
+  const { candidates, x0, x1, y0, y1, z0, z1 } = markCandidates(pts, mask, cfg, voxelOf);
   // Sized for one voxel per candidate point, the most there can be. Points per voxel at id + 1;
   // counts[0] = 0 stands for "no voxel", so neighbour sums need no branch.
   const counts = (work.counts = atLeastInt32(work.counts, candidates + 1));
@@ -308,15 +293,7 @@ export function clusterPoints(
   if (useDense && dense.length < nx * ny * nz) dense = new Int32Array(nx * ny * nz).fill(-1);
   const grid = dense;
   // Pass 2: voxel ids in order of first appearance.
-  const V = indexVoxels(
-    candidateOf,
-    candidates,
-    voxelOf,
-    counts,
-    coords,
-    useDense ? { grid, ox, oy, oz, sy, sz } : null,
-    table,
-  );
+  const V = indexVoxels(n, voxelOf, counts, coords, useDense ? { grid, ox, oy, oz, sy, sz } : null, table);
   const ref2 = cfg.minPointsRefRangeM * cfg.minPointsRefRangeM;
   const minPointsAt = (ix: number, iy: number): number => {
     if (ref2 === 0) return cfg.minPoints;
@@ -385,10 +362,9 @@ export function clusterPoints(
     if (rootLabel[root] < 0) rootLabel[root] = count++;
     voxelLabel[v] = rootLabel[root];
   }
-  labels.fill(-1, 0, n);
-  for (let j = 0; j < candidates; j++) {
-    const i = candidateOf[j];
-    labels[i] = voxelLabel[voxelOf[i]];
+  for (let i = 0; i < n; i++) {
+    const v = voxelOf[i];
+    labels[i] = v >= 0 ? voxelLabel[v] : -1;
   }
   // Leave the dense grid empty for the next call: only the cells of this call's voxels were set.
   if (useDense)
