@@ -2,9 +2,8 @@
 // on the real logs' validation rays (in training or afterwards by tools/models/gateRayDepth.ts), real rays repeated.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LogReader } from '../../datasets/logstore.ts';
 import { DEFAULT_TOKENIZER_CONFIG } from '../../worldmodel/config.ts';
 import { RAY_FEATURE_COUNT } from '../../worldmodel/pastRayFeatures.ts';
@@ -16,16 +15,11 @@ import {
   rayDepthSamples,
   trainRayDepth,
 } from '../../worldmodel/trainRayDepth.ts';
+import { tmpDir } from '../perception/tmp.ts';
 import { streetLog } from './streetLog.ts';
 
 const cfg = DEFAULT_TOKENIZER_CONFIG;
-const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
-const tmp = () => {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'dk-raygate-'));
-  dirs.push(d);
-  return d;
-};
+const tmp = () => tmpDir('dk-raygate-');
 
 describe('the gate on real and simulated sweeps', () => {
   it('repeats the training rays of real logs and chooses their gate on their validation rays alone', async () => {
