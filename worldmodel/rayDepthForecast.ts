@@ -10,7 +10,12 @@ import { relativePose, requirePoses } from './forecastTokens.ts';
 import type { TokenizerConfig } from './config.ts';
 import { PAST_DT_S, rayDepthJob } from './rayDepthInputs.ts';
 import { createRayDepthPool, type RayDepthPool } from './rayDepthPool.ts';
-import { depthFromOutputs, keepThresholdFor, type RayDepthHead } from './rayDepthModel.ts';
+import {
+  depthFromOutputs,
+  keepLogRatioBelowFor,
+  keepThresholdFor,
+  type RayDepthHead,
+} from './rayDepthModel.ts';
 import { sensorOrigin } from './sweep.ts';
 import type { SensorPoints } from './voxelize.ts';
 
@@ -44,6 +49,7 @@ export async function forecastLogRayDepth(
       `${log.frameCount} frames hold no start with ${o.horizons.join(' and ')} ahead`,
     );
   const keepThreshold = keepThresholdFor(head.card, log.meta.source);
+  const keepBelow = keepLogRatioBelowFor(head.card, log.meta.source);
   const pool = o.pool ?? createRayDepthPool(cfg, o.workers ?? coreCount());
   const cache = new Map<number, SensorPoints>();
   const records: ForecastRecord[] = [];
@@ -66,7 +72,7 @@ export async function forecastLogRayDepth(
       for (const { d, f, rays, inputs } of frames) {
         const { features, rt } = await inputs;
         const out = await head.outputs(features, rays.count);
-        const depth = depthFromOutputs(cfg, rays, rt.ground, out, keepThreshold);
+        const depth = depthFromOutputs(cfg, rays, rt.ground, out, keepThreshold, keepBelow);
         records.push({
           startFrame: t0,
           targetFrame: f,

@@ -177,8 +177,9 @@ export class RayDepthModel {
 }
 
 /**
- * Depth of one ray: the reference (baseline) depth where the gate's logit reaches `keepLogit`, else the reference
- * scaled by the predicted ratio, kept inside [minimum range, region exit].
+ * Depth of one ray: the reference (baseline) depth where the gate's logit reaches `keepLogit` or the predicted
+ * |log ratio| is below `keepLogRatioBelow`, else the reference scaled by the predicted ratio, kept inside
+ * [minimum range, region exit].
  */
 export function rayDepth(
   minRangeM: number,
@@ -187,8 +188,9 @@ export function rayDepth(
   logRatio: number,
   keepLogit: number,
   keepThresholdLogit: number,
+  keepLogRatioBelow = 0,
 ): number {
-  if (keepLogit >= keepThresholdLogit) return reference;
+  if (keepLogit >= keepThresholdLogit || Math.abs(logRatio) < keepLogRatioBelow) return reference;
   const d = Math.max(reference, 0.1) * Math.exp(Math.max(-3, Math.min(3, logRatio)));
   return Math.max(minRangeM, Math.min(exitM, d));
 }
@@ -200,6 +202,7 @@ export function depthFromOutputs(
   reference: Float32Array,
   out: RayDepthOutputs,
   keepThresholdLogit: number,
+  keepLogRatioBelow = 0,
 ): Float32Array {
   const depth = new Float32Array(rays.count);
   for (let k = 0; k < rays.count; k++)
@@ -210,6 +213,7 @@ export function depthFromOutputs(
       out.logRatio[k],
       out.keepLogit[k],
       keepThresholdLogit,
+      keepLogRatioBelow,
     );
   return depth;
 }
@@ -227,6 +231,11 @@ export interface RayDepthCard {
    * repeats from sweep to sweep, so where the past points can be trusted as they are differs too.
    */
   realKeepThresholdLogit?: number;
+  /**
+   * On real sweeps, a predicted |log ratio| below this keeps the reference too (a dead zone for the head's small
+   * corrections), chosen on the real logs' validation rays; absent: 0 (none).
+   */
+  realKeepLogRatioBelow?: number;
   [k: string]: unknown;
 }
 
@@ -235,6 +244,11 @@ export function keepThresholdFor(card: RayDepthCard, source: string | undefined)
   return source !== 'synthetic' && card.realKeepThresholdLogit !== undefined
     ? card.realKeepThresholdLogit
     : card.keepThresholdLogit;
+}
+
+/** The dead zone a head applies to the sweeps of a log whose meta.source is `source` (0: none). */
+export function keepLogRatioBelowFor(card: RayDepthCard, source: string | undefined): number {
+  return source !== 'synthetic' ? (card.realKeepLogRatioBelow ?? 0) : 0;
 }
 
 /** An exported head's ONNX bytes with its card replaced (the weights and graph untouched). */

@@ -170,11 +170,20 @@ export function headRayErrors(
   s: TrainingRays,
   out: RayDepthOutputs,
   keepThresholdLogit: number,
+  keepLogRatioBelow = 0,
 ): Float64Array {
   const min = cfg.render.minRangeM;
   return Float64Array.from(s.truth, (t, k) =>
     Math.abs(
-      rayDepth(min, s.exitM[k], s.reference[k], out.logRatio[k], out.keepLogit[k], keepThresholdLogit) - t,
+      rayDepth(
+        min,
+        s.exitM[k],
+        s.reference[k],
+        out.logRatio[k],
+        out.keepLogit[k],
+        keepThresholdLogit,
+        keepLogRatioBelow,
+      ) - t,
     ),
   );
 }
@@ -250,6 +259,31 @@ export function gateTableForJson(
   table: readonly { threshold: number; mean: number; median: number }[],
 ): { threshold: number | 'never'; mean: number; median: number }[] {
   return table.map((r) => ({ ...r, threshold: Number.isFinite(r.threshold) ? r.threshold : 'never' }));
+}
+
+/** Dead zones tried for real sweeps (|log ratio| below which the reference is kept; 0: none). */
+export const KEEP_LOG_RATIO_BELOW = [0, 0.002, 0.005, 0.01, 0.015, 0.02, 0.03, 0.05];
+
+/**
+ * The dead zone for real sweeps, with the gate at `keepThresholdLogit`: the trainer's rule again (the least mean
+ * error among those whose median is no worse than the baseline's, else the least median) on `s`.
+ */
+export function chooseKeepLogRatioBelow(
+  cfg: TokenizerConfig,
+  s: TrainingRays,
+  out: RayDepthOutputs,
+  keepThresholdLogit: number,
+): { below: number; table: { below: number; mean: number; median: number }[] } {
+  const base = baselineErrors(s);
+  const table = KEEP_LOG_RATIO_BELOW.map((below) => ({
+    below,
+    ...errorsOf(headRayErrors(cfg, s, out, keepThresholdLogit, below)),
+  }));
+  const ok = table.filter((r) => r.median <= base.median);
+  const pick = ok.length
+    ? ok.reduce((a, b) => (b.mean < a.mean ? b : a))
+    : table.reduce((a, b) => (b.median < a.median ? b : a));
+  return { below: pick.below, table };
 }
 
 export interface RayDepthTrainInput {

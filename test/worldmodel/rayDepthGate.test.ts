@@ -8,8 +8,16 @@ import { LogReader } from '../../datasets/logstore.ts';
 import { DEFAULT_TOKENIZER_CONFIG } from '../../worldmodel/config.ts';
 import { RAY_FEATURE_COUNT } from '../../worldmodel/pastRayFeatures.ts';
 import { forecastLogRayDepth } from '../../worldmodel/rayDepthForecast.ts';
-import { keepThresholdFor, RayDepthHead, withRayDepthCard } from '../../worldmodel/rayDepthModel.ts';
 import {
+  keepLogRatioBelowFor,
+  keepThresholdFor,
+  RayDepthHead,
+  rayDepth,
+  withRayDepthCard,
+} from '../../worldmodel/rayDepthModel.ts';
+import {
+  allocateTrainingRays,
+  chooseKeepLogRatioBelow,
   chooseKeepThreshold,
   chooseRealKeepThreshold,
   rayDepthSamples,
@@ -22,6 +30,39 @@ const cfg = DEFAULT_TOKENIZER_CONFIG;
 const tmp = () => tmpDir('dk-raygate-');
 
 describe('the gate on real and simulated sweeps', () => {
+  it('a dead zone keeps the reference where the head only nudges it, chosen by the trainer rule, on real sweeps only', () => {
+    expect(rayDepth(0.5, 40, 10, 0.01, -5, 0, 0.02)).toBe(10);
+    expect(rayDepth(0.5, 40, 10, 0.03, -5, 0, 0.02)).toBeCloseTo(10 * Math.exp(0.03), 5);
+    expect(rayDepth(0.5, 40, 10, 0.01, -5, 0)).toBeCloseTo(10 * Math.exp(0.01), 5);
+    const card = {
+      format: 'x',
+      features: 1,
+      pastSweeps: 3,
+      keepThresholdLogit: 0,
+      realKeepLogRatioBelow: 0.02,
+    };
+    expect(keepLogRatioBelowFor(card, 'kitti')).toBe(0.02);
+    expect(keepLogRatioBelowFor(card, 'synthetic')).toBe(0);
+    expect(keepLogRatioBelowFor({ ...card, realKeepLogRatioBelow: undefined }, 'kitti')).toBe(0);
+    // Half the rays: the reference is exact and the head nudges it by ±0.8 %; half: the head's 30 % is exact.
+    const n = 200;
+    const s = allocateTrainingRays(n);
+    const out = { logRatio: new Float32Array(n), keepLogit: new Float32Array(n).fill(-10) };
+    for (let k = 0; k < n; k++) {
+      s.reference[k] = 10;
+      s.exitM[k] = 40;
+      const nudged = k % 2 === 0;
+      out.logRatio[k] = nudged ? (k % 4 === 0 ? 0.008 : -0.008) : 0.3;
+      s.truth[k] = nudged ? 10 : 10 * Math.exp(0.3);
+    }
+    const pick = chooseKeepLogRatioBelow(cfg, s, out, 0);
+    // Every zone above the nudges and below the real corrections makes all errors 0; the first of them is kept.
+    expect(pick.below).toBe(0.01);
+    expect(pick.table.find((r) => r.below === pick.below)!.median).toBeLessThan(1e-5);
+    expect(pick.table[0]).toMatchObject({ below: 0 });
+    expect(pick.table[0].mean).toBeCloseTo(0.04, 2);
+  });
+
   it('repeats the training rays of real logs and chooses their gate on their validation rays alone', async () => {
     const real = path.join(tmp(), 'real');
     const simulated = path.join(tmp(), 'simulated');

@@ -1,18 +1,29 @@
-// A trained ray-depth head given its gate threshold for real sweeps, chosen as train-ray-depth now chooses it: the
-// trainer's rule on the validation starts of the real logs of the head's own split; weights and graph untouched.
-// Run: node --import tsx tools/models/gateRayDepth.ts --model <raydepth.onnx> --logs <dir> --out <dir> [--tokenizer <dir>]
+// A trained ray-depth head given its gate for real sweeps, chosen by the trainer's rule on the validation starts of
+// the real logs of the head's own split: a threshold (as train-ray-depth --real-gate) or a dead zone; weights untouched.
+// Run: node --import tsx tools/models/gateRayDepth.ts --model <raydepth.onnx> --logs <dir> --out <dir>
+// [--choose threshold|dead-zone] [--tokenizer <dir>]
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../../core/atomic.ts';
 import { InputError } from '../../core/errors.ts';
 import { coreCount } from '../../core/workers.ts';
 import { LogReader } from '../../datasets/logstore.ts';
-import { type RayDepthCard, RayDepthHead, withRayDepthCard } from '../../worldmodel/rayDepthModel.ts';
+import {
+  keepThresholdFor,
+  type RayDepthCard,
+  RayDepthHead,
+  withRayDepthCard,
+} from '../../worldmodel/rayDepthModel.ts';
 import { createRayDepthPool } from '../../worldmodel/rayDepthPool.ts';
 import { ENCODER_FILE, readTokenizerSpec } from '../../worldmodel/tokenizerModel.ts';
 import {
+  baselineErrors,
+  chooseKeepLogRatioBelow,
   chooseRealKeepThreshold,
+  concatRays,
+  errorsOf,
   gateTableForJson,
+  headRayErrors,
   rayDepthSamples,
   thresholdForJson,
   type TrainingRays,
@@ -22,10 +33,41 @@ import { checkReportFlags, isMain } from '../report/reportFlags.ts';
 import { validationStarts } from '../report/rayDepthValidation.ts';
 
 const USAGE = `usage: node --import tsx tools/models/gateRayDepth.ts --model <raydepth.onnx> --logs <dir> --out <dir>
-  [--tokenizer <dir>]
-Chooses the head's gate threshold for real sweeps (realKeepThresholdLogit) on the validation starts of the real
-logs of its card's split (read from <dir>/<name>), by train-ray-depth's rule, and writes the head with that card
-to <out>/raydepth.onnx and card.json. Synthetic logs keep keepThresholdLogit.`;
+  [--choose threshold|dead-zone] [--tokenizer <dir>]
+Chooses the head's gate for real sweeps on the validation starts of the real logs of its card's split (read from
+<dir>/<name>), by train-ray-depth's rule, and writes the head with that card to <out>/raydepth.onnx and card.json:
+'threshold' (default) its gate threshold (realKeepThresholdLogit); 'dead-zone' the |log ratio| below which the
+reference is kept too (realKeepLogRatioBelow), the threshold left as it is. Synthetic logs keep the card's gate.`;
+
+/** The card with a real-sweep dead zone chosen on the real validation rays `rays` (gate at the real threshold). */
+export async function cardWithRealDeadZone(
+  head: RayDepthHead,
+  cfg: Parameters<typeof chooseRealKeepThreshold>[0],
+  rays: TrainingRays,
+  command: string,
+): Promise<RayDepthCard> {
+  const threshold = keepThresholdFor(head.card, 'real');
+  const out = await head.outputs(rays.x, rays.count);
+  const pick = chooseKeepLogRatioBelow(cfg, rays, out, threshold);
+  const validation = (head.card.validation ?? {}) as Record<string, unknown>;
+  return {
+    ...head.card,
+    realKeepLogRatioBelow: pick.below,
+    realDeadZoneTable: pick.table,
+    realDeadZone: {
+      rule: 'train-ray-depth’s rule over dead zones on the real logs’ validation starts alone, the weights unchanged',
+      command,
+    },
+    validation: {
+      ...validation,
+      real: {
+        rays: rays.count,
+        headL1M: errorsOf(headRayErrors(cfg, rays, out, threshold, pick.below)),
+        rayTraceGroundL1M: baselineErrors(rays),
+      },
+    },
+  };
+}
 
 /** The card with the real-sweep gate chosen on `parts` (null: the split holds no real log). */
 export async function cardWithRealGate(
@@ -53,7 +95,7 @@ export async function cardWithRealGate(
 }
 
 if (isMain(import.meta.url)) {
-  checkReportFlags(process.argv, USAGE, ['--model', '--logs', '--out', '--tokenizer']);
+  checkReportFlags(process.argv, USAGE, ['--model', '--logs', '--out', '--choose', '--tokenizer']);
   const arg = (name: string) => {
     const i = process.argv.indexOf(name);
     return i >= 0 ? process.argv[i + 1] : undefined;
@@ -82,21 +124,39 @@ if (isMain(import.meta.url)) {
         await log.close();
       }
     }
-    const command = `node --import tsx tools/models/gateRayDepth.ts --model ${file} --logs ${logsDir} --out ${out}`;
-    const card = await cardWithRealGate(head, cfg, parts, command);
+    const choose = arg('--choose') ?? 'threshold';
+    if (choose !== 'threshold' && choose !== 'dead-zone')
+      throw new InputError('--choose', `'${choose}' is not threshold or dead-zone`);
+    const command = `node --import tsx tools/models/gateRayDepth.ts --model ${file} --logs ${logsDir} --out ${out} --choose ${choose}`;
+    if (parts.length === 0)
+      throw new InputError(file, 'its split holds no real log: nothing to choose a real-sweep gate on');
+    const card =
+      choose === 'threshold'
+        ? await cardWithRealGate(head, cfg, parts, command)
+        : await cardWithRealDeadZone(
+            head,
+            cfg,
+            concatRays(parts.map((p) => p.rays)),
+            command,
+          );
     if (!card) throw new InputError(file, 'its split holds no real log: nothing to choose a real-sweep gate on');
     fs.mkdirSync(out, { recursive: true });
     await writeFileAtomic(path.join(out, 'raydepth.onnx'), withRayDepthCard(new Uint8Array(fs.readFileSync(file)), card));
     await writeFileAtomic(path.join(out, 'card.json'), `${JSON.stringify(card, null, 1)}\n`);
     const real = (card.validation as { real: { rays: number; headL1M: { mean: number; median: number }; rayTraceGroundL1M: { mean: number; median: number } } }).real;
     const f = (e: { mean: number; median: number }) => `${e.mean.toFixed(4)} / ${e.median.toFixed(4)}`;
+    const rows = (card.realGateTable ?? card.realDeadZoneTable) as {
+      threshold?: number | string;
+      below?: number;
+      mean: number;
+      median: number;
+    }[];
     process.stdout.write(
       `real validation rays: ${real.rays}; ray-trace ${f(real.rayTraceGroundL1M)} m\n` +
-        `| gate logit | mean / median L1 (m) |\n|---:|---|\n` +
-        (card.realGateTable as { threshold: number | string; mean: number; median: number }[])
-          .map((r) => `| ${r.threshold} | ${f(r)} |`)
-          .join('\n') +
-        `\nchosen for real sweeps: ${card.realKeepThresholdLogit} (synthetic: ${card.keepThresholdLogit}); wrote ${out}/raydepth.onnx, card.json\n`,
+        `| ${choose === 'threshold' ? 'gate logit' : '|log ratio| below'} | mean / median L1 (m) |\n|---:|---|\n` +
+        rows.map((r) => `| ${r.threshold ?? r.below} | ${f(r)} |`).join('\n') +
+        `\nchosen for real sweeps: ${choose === 'threshold' ? card.realKeepThresholdLogit : card.realKeepLogRatioBelow} ` +
+        `(head: ${f(real.headL1M)} m); wrote ${out}/raydepth.onnx, card.json\n`,
     );
   } finally {
     await pool.close();

@@ -11,7 +11,12 @@ import { LogReader } from '../../datasets/logstore.ts';
 import type { TokenizerConfig } from '../../worldmodel/config.ts';
 import { protocolOffsets, truthRays } from '../../worldmodel/forecastProtocol.ts';
 import { rayDepthInputs } from '../../worldmodel/rayDepthInputs.ts';
-import { depthFromOutputs, keepThresholdFor, RayDepthHead } from '../../worldmodel/rayDepthModel.ts';
+import {
+  depthFromOutputs,
+  keepLogRatioBelowFor,
+  keepThresholdFor,
+  RayDepthHead,
+} from '../../worldmodel/rayDepthModel.ts';
 import { sensorOrigin } from '../../worldmodel/sweep.ts';
 import { ENCODER_FILE, readTokenizerSpec } from '../../worldmodel/tokenizerModel.ts';
 import { SHIPPED_TOKENIZER } from '../commands/tokenize.ts';
@@ -57,6 +62,7 @@ export async function rayDepthErrors(
     if (kept) g.kept++;
   };
   const keepThreshold = keepThresholdFor(head.card, log.meta.source);
+  const keepBelow = keepLogRatioBelowFor(head.card, log.meta.source);
   for (const t0 of starts) {
     if (t0 + offsets[offsets.length - 1] >= log.frameCount)
       throw new InputError(log.dir, `start ${t0} has no 1 s ahead in ${log.frameCount} frames`);
@@ -65,12 +71,12 @@ export async function rayDepthErrors(
       const rays = truthRays(cfg, (await log.readFrame(t0 + d)).points, sensorOrigin(log.meta), rayStride);
       const { features, rt } = await rayDepthInputs(log, cfg, t0, t0 + d, head.card.pastSweeps, rays, cache);
       const out = await head.outputs(features, rays.count);
-      const depth = depthFromOutputs(cfg, rays, rt.ground, out, keepThreshold);
+      const depth = depthFromOutputs(cfg, rays, rt.ground, out, keepThreshold, keepBelow);
       for (let k = 0; k < rays.count; k++) {
         const truth = rays.depthM[k];
         const eRt = Math.abs(rt.ground[k] - truth);
         const eHead = Math.abs(depth[k] - truth);
-        const kept = out.keepLogit[k] >= keepThreshold;
+        const kept = out.keepLogit[k] >= keepThreshold || Math.abs(out.logRatio[k]) < keepBelow;
         add('all', eRt, eHead, kept);
         add(`reference ${referenceBand(rt.ground[k])}`, eRt, eHead, kept);
         add(rays.dirZ[k] < -0.05 ? 'looking down' : 'level or up', eRt, eHead, kept);

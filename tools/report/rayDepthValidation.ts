@@ -9,7 +9,7 @@ import { writeFileAtomicSync } from '../../core/atomic.ts';
 import { InputError } from '../../core/errors.ts';
 import { LogReader } from '../../datasets/logstore.ts';
 import type { TokenizerConfig } from '../../worldmodel/config.ts';
-import { keepThresholdFor, RayDepthHead } from '../../worldmodel/rayDepthModel.ts';
+import { keepLogRatioBelowFor, keepThresholdFor, RayDepthHead } from '../../worldmodel/rayDepthModel.ts';
 import { createRayDepthPool } from '../../worldmodel/rayDepthPool.ts';
 import { ENCODER_FILE, readTokenizerSpec } from '../../worldmodel/tokenizerModel.ts';
 import {
@@ -67,6 +67,7 @@ export async function scoreOnValidation(
           s,
           await h.outputs(s.x, s.count),
           keepThresholdFor(h.card, log.meta.source),
+          keepLogRatioBelowFor(h.card, log.meta.source),
         );
         headParts[k].push(err);
         scored.push(errorsOf(err));
