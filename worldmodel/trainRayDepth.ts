@@ -368,14 +368,12 @@ export async function trainRayDepth(
     best = { epoch: extra.bestEpoch, l1: extra.bestL1, params: r.best };
   }
   // Every training ray once, and the real logs' rays realRepeat − 1 times more.
-  const rows: number[] = [];
-  let first = 0;
-  for (const [k, part] of trainParts.entries()) {
-    const copies = input.logs[k].log.meta.source === 'synthetic' ? 1 : Math.max(1, Math.round(c.realRepeat));
-    for (let r = 0; r < copies; r++) for (let i = 0; i < part.count; i++) rows.push(first + i);
-    first += part.count;
-  }
-  const order = Int32Array.from(rows);
+  const copies = trainParts.map((_, k) =>
+    input.logs[k].log.meta.source === 'synthetic' ? 1 : Math.max(1, Math.round(c.realRepeat)),
+  );
+  const order = new Int32Array(trainParts.reduce((n, part, k) => n + copies[k] * part.count, 0));
+  for (let k = 0, first = 0, o = 0; k < trainParts.length; first += trainParts[k].count, k++)
+    for (let r = 0; r < copies[k]; r++) for (let i = 0; i < trainParts[k].count; i++) order[o++] = first + i;
   for (let epoch = startEpoch + 1; epoch <= c.epochs; epoch++) {
     rng.shuffle(order);
     let sum = 0;

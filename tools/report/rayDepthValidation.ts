@@ -14,7 +14,6 @@ import { createRayDepthPool } from '../../worldmodel/rayDepthPool.ts';
 import { ENCODER_FILE, readTokenizerSpec } from '../../worldmodel/tokenizerModel.ts';
 import {
   type DepthErrors,
-  baselineErrors,
   errorsOf,
   headRayErrors,
   rayDepthSamples,
@@ -72,8 +71,9 @@ export async function scoreOnValidation(
         headParts[k].push(err);
         scored.push(errorsOf(err));
       }
-      rows.push({ log: name, rays: s.count, rayTrace: baselineErrors(s), heads: scored });
-      rayTraceParts.push(Float64Array.from(s.truth, (t, i) => Math.abs(s.reference[i] - t)));
+      const rayTrace = Float64Array.from(s.truth, (t, i) => Math.abs(s.reference[i] - t));
+      rayTraceParts.push(rayTrace);
+      rows.push({ log: name, rays: s.count, rayTrace: errorsOf(rayTrace), heads: scored });
     }
   } finally {
     await pool.close();
