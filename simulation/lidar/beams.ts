@@ -18,8 +18,13 @@ export interface LidarConfig {
   maxRangeM: number;
   /** Height of the sensor's origin above the ground (KITTI: 1.73 m). Points are in the sensor frame. */
   mountHeightM: number;
-  /** Standard deviation of the range noise, metres. */
+  /** Standard deviation of the range noise, metres: drawn afresh for every return. */
   rangeNoiseM: number;
+  /**
+   * Standard deviation of each beam's own range offset, metres (a laser's distance calibration error): drawn once
+   * per beam from noiseSeed and the same in every sweep, so a surface seen again by the same beam repeats its error.
+   */
+  rangeBiasM: number;
   /** Chance that a return is lost for no reason (random dropout). */
   dropoutProb: number;
   /**
@@ -64,6 +69,7 @@ const BASE: Omit<
   minRangeM: 1.0,
   mountHeightM: 1.73,
   dropoutProb: 0.01,
+  rangeBiasM: 0,
   minReturn: 1.5e-4,
   motion: true,
   noiseSeed: 1,

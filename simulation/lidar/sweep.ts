@@ -51,8 +51,21 @@ export interface SweepRenderer {
   /** Per beam of the current column: the agent hit (−1 none) and its template triangle. */
   hitAgent: Int32Array;
   agentTri: Int32Array;
+  /** Per beam: its fixed range offset (cfg.rangeBiasM), added to every return of the beam. */
+  beamBiasM: Float64Array;
   /** Rays cast so far (for benchmarks). */
   raysCast: number;
+}
+
+/** Each beam's fixed range offset: a normal draw per beam on its own stream of the noise seed, frame-independent. */
+export function beamRangeBias(cfg: LidarConfig): Float64Array {
+  const nb = cfg.elevationsDeg.length;
+  const bias = new Float64Array(nb);
+  if (!(cfg.rangeBiasM > 0)) return bias;
+  const k4 = rayStreamKey(cfg.noiseSeed, 0, 4);
+  const k5 = rayStreamKey(cfg.noiseSeed, 0, 5);
+  for (let b = 0; b < nb; b++) bias[b] = cfg.rangeBiasM * rayGaussianKeyed(k4, k5, b);
+  return bias;
 }
 
 export function createSweepRenderer(world: LidarWorld, cfg: LidarConfig): SweepRenderer {
@@ -75,6 +88,7 @@ export function createSweepRenderer(world: LidarWorld, cfg: LidarConfig): SweepR
     agentPacket: createColumnPacket(elevRad, packet),
     hitAgent: new Int32Array(nb),
     agentTri: new Int32Array(nb),
+    beamBiasM: beamRangeBias(cfg),
     raysCast: 0,
   };
 }
@@ -228,6 +242,7 @@ export function renderColumns(
   const minReturn = cfg.minReturn;
   const dropout = cfg.dropoutProb;
   const sigma = cfg.rangeNoiseM;
+  const beamBias = r.beamBiasM;
   const seed = cfg.noiseSeed;
   const body = cfg.egoBody;
   // The frame's noise streams (dropout, intensity jitter, range noise), keyed once: each ray adds one hash.
@@ -439,7 +454,9 @@ export function renderColumns(
       if (rho * cosInc * scale * scale < minReturn) continue;
       const rayId = col * nb + b;
       if (dropout > 0 && rayUniformKeyed(key0, rayId) < dropout) continue;
-      const range = sigma > 0 ? tMax + sigma * rayGaussianKeyed(key2, key3, rayId) : tMax;
+      // With no bias the offset is +0, which leaves tMax's bits as they were.
+      const biased = tMax + beamBias[b];
+      const range = sigma > 0 ? biased + sigma * rayGaussianKeyed(key2, key3, rayId) : biased;
       if (range < minRange || range > maxRange) continue;
       // World point, then into the frame's sensor frame.
       const px = ox + range * dx - fx;

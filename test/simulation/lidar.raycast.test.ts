@@ -276,6 +276,44 @@ describe('LiDAR sweep', () => {
     );
   });
 
+  it("offsets each beam by its own fixed range bias, the same in every sweep, beside the per-return noise", () => {
+    const world = buildLidarWorld(null, null, 0);
+    const base = renderSweep(createSweepRenderer(world, exact('hdl64')), emptyScene(), 3);
+    const biasedCfg = exact('hdl64', { rangeBiasM: 0.05 });
+    const perBeam = (frame: number, cfg: LidarConfig) => {
+      const p = renderSweep(createSweepRenderer(world, cfg), emptyScene(), frame);
+      expect(p.count).toBe(base.count);
+      // Every return of a beam is off by the same amount; collect it per ring.
+      const off = new Map<number, number[]>();
+      for (let i = 0; i < p.count; i++) {
+        const e = Math.hypot(p.x[i], p.y[i], p.z[i]) - Math.hypot(base.x[i], base.y[i], base.z[i]);
+        const list = off.get(p.ring[i]) ?? [];
+        list.push(e);
+        off.set(p.ring[i], list);
+      }
+      return off;
+    };
+    const a = perBeam(3, biasedCfg);
+    const b = perBeam(4, biasedCfg);
+    const offsets: number[] = [];
+    for (const [ring, list] of a) {
+      const spread = Math.max(...list) - Math.min(...list);
+      expect(spread).toBeLessThan(1e-4); // float32 points
+      expect(Math.abs(b.get(ring)![0] - list[0])).toBeLessThan(1e-4);
+      offsets.push(list[0]);
+    }
+    // 64 beams' offsets: a spread near the configured σ, not all alike.
+    const mean = offsets.reduce((s, v) => s + v, 0) / offsets.length;
+    const sd = Math.sqrt(offsets.reduce((s, v) => s + (v - mean) ** 2, 0) / offsets.length);
+    expect(sd).toBeGreaterThan(0.03);
+    expect(sd).toBeLessThan(0.07);
+    // Another noise seed draws other offsets.
+    const c = perBeam(3, { ...biasedCfg, noiseSeed: 2 });
+    let differ = 0;
+    for (const [ring, list] of a) if (Math.abs(c.get(ring)![0] - list[0]) > 1e-3) differ++;
+    expect(differ).toBeGreaterThan(a.size / 2);
+  });
+
   it('makes intensity follow reflectivity and incidence, and drops weak far returns', () => {
     const world = buildLidarWorld(null, null, 0);
     const pts = renderSweep(createSweepRenderer(world, exact('hdl64')), emptyScene(), 0);

@@ -19,6 +19,8 @@ interface SynthCliOptions {
   threads?: number;
   workers?: number;
   azimuth?: string;
+  rangeNoise?: string;
+  rangeBias?: string;
   motion: boolean;
   scenario: boolean;
   egoTravel: string;
@@ -47,6 +49,11 @@ export function register(program: Command): void {
     .option('--seed <s>', 'seed of the town, the traffic and the sensor noise', '1')
     .option('--lidar <model>', `sensor: ${LIDAR_MODELS.join(' | ')}`, 'hdl64')
     .option('--azimuth <steps>', "firing columns per revolution (default: the sensor's)")
+    .option('--range-noise <m>', "σ of the range noise drawn afresh for every return, metres (default: the sensor's)")
+    .option(
+      '--range-bias <m>',
+      "σ of each beam's fixed range offset, the same in every sweep, metres (default 0; docs/synthetic-world.md)",
+    )
     .option('--no-motion', 'freeze the world while the sensor spins (no rolling-shutter smear)')
     .option('--no-scenario', 'do not write the scenario (map + agent tracks) beside the log')
     .option(
@@ -87,10 +94,17 @@ export function register(program: Command): void {
         );
       const streets = STREET_LAYOUTS[opts.streets as keyof typeof STREET_LAYOUTS];
       const workers = threadsInput(opts) ?? coreCount();
-      const sensor =
-        opts.azimuth === undefined
+      const metres = (flag: string, v: string | undefined) =>
+        v === undefined ? undefined : numberOption(flag, { min: 0, max: 1 })(v);
+      const rangeNoiseM = metres('--range-noise', opts.rangeNoise);
+      const rangeBiasM = metres('--range-bias', opts.rangeBias);
+      const sensor = {
+        ...(opts.azimuth === undefined
           ? {}
-          : { azimuthSteps: positiveInt('--azimuth', opts.azimuth, 16, MAX_AZIMUTH_STEPS) };
+          : { azimuthSteps: positiveInt('--azimuth', opts.azimuth, 16, MAX_AZIMUTH_STEPS) }),
+        ...(rangeNoiseM === undefined ? {} : { rangeNoiseM }),
+        ...(rangeBiasM === undefined ? {} : { rangeBiasM }),
+      };
       const started = Date.now();
       const result = await writeSyntheticLog({
         out: opts.out,
