@@ -30,7 +30,7 @@ const cfg = DEFAULT_TOKENIZER_CONFIG;
 const tmp = () => tmpDir('dk-raygate-');
 
 describe('the gate on real and simulated sweeps', () => {
-  it('a dead zone keeps the reference where the head only nudges it, chosen by the trainer rule, on real sweeps only', () => {
+  it('a dead zone keeps the reference where the head only nudges it, the least median at no cost in mean, on real sweeps only', () => {
     expect(rayDepth(0.5, 40, 10, 0.01, -5, 0, 0.02)).toBe(10);
     expect(rayDepth(0.5, 40, 10, 0.03, -5, 0, 0.02)).toBeCloseTo(10 * Math.exp(0.03), 5);
     expect(rayDepth(0.5, 40, 10, 0.01, -5, 0)).toBeCloseTo(10 * Math.exp(0.01), 5);
@@ -61,6 +61,18 @@ describe('the gate on real and simulated sweeps', () => {
     expect(pick.table.find((r) => r.below === pick.below)!.median).toBeLessThan(1e-5);
     expect(pick.table[0]).toMatchObject({ below: 0 });
     expect(pick.table[0].mean).toBeCloseTo(0.04, 2);
+    // A zone that would win the median by keeping a reference that is 0.46 m off on 45 % of the rays raises the
+    // mean: it is not taken.
+    for (let k = 0; k < n; k++) {
+      const nudged = k % 20 < 11;
+      out.logRatio[k] = nudged ? 0.035 : 0.045;
+      s.truth[k] = nudged ? 10 : 10 * Math.exp(0.045);
+    }
+    const costly = chooseKeepLogRatioBelow(cfg, s, out, 0);
+    const at = (below: number) => costly.table.find((r) => r.below === below)!;
+    expect(at(0.05).median).toBeLessThan(at(0).median);
+    expect(at(0.05).mean).toBeGreaterThan(at(0).mean);
+    expect(costly.below).toBe(0);
   });
 
   it('repeats the training rays of real logs and chooses their gate on their validation rays alone', async () => {
