@@ -285,9 +285,7 @@ export function chooseKeepLogRatioBelow(
     ...errorsOf(headRayErrors(cfg, s, out, keepThresholdLogit, below)),
   }));
   const none = table[0];
-  const pick = table
-    .filter((r) => r.mean <= none.mean)
-    .reduce((a, b) => (b.median < a.median ? b : a));
+  const pick = table.filter((r) => r.mean <= none.mean).reduce((a, b) => (b.median < a.median ? b : a));
   return { below: pick.below, table };
 }
 

@@ -276,7 +276,7 @@ describe('LiDAR sweep', () => {
     );
   });
 
-  it("offsets each beam by its own fixed range bias, the same in every sweep, beside the per-return noise", () => {
+  it('offsets each beam by its own fixed range bias, the same in every sweep, beside the per-return noise', () => {
     const world = buildLidarWorld(null, null, 0);
     const base = renderSweep(createSweepRenderer(world, exact('hdl64')), emptyScene(), 3);
     const biasedCfg = exact('hdl64', { rangeBiasM: 0.05 });

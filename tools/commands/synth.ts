@@ -49,7 +49,10 @@ export function register(program: Command): void {
     .option('--seed <s>', 'seed of the town, the traffic and the sensor noise', '1')
     .option('--lidar <model>', `sensor: ${LIDAR_MODELS.join(' | ')}`, 'hdl64')
     .option('--azimuth <steps>', "firing columns per revolution (default: the sensor's)")
-    .option('--range-noise <m>', "σ of the range noise drawn afresh for every return, metres (default: the sensor's)")
+    .option(
+      '--range-noise <m>',
+      "σ of the range noise drawn afresh for every return, metres (default: the sensor's)",
+    )
     .option(
       '--range-bias <m>',
       "σ of each beam's fixed range offset, the same in every sweep, metres (default 0; docs/synthetic-world.md)",
