@@ -19,8 +19,8 @@ interface SynthCliOptions {
   threads?: number;
   workers?: number;
   azimuth?: string;
-  rangeNoise?: string;
-  rangeBias?: string;
+  returnNoise?: string;
+  beamBias?: string;
   motion: boolean;
   scenario: boolean;
   egoTravel: string;
@@ -50,12 +50,12 @@ export function register(program: Command): void {
     .option('--lidar <model>', `sensor: ${LIDAR_MODELS.join(' | ')}`, 'hdl64')
     .option('--azimuth <steps>', "firing columns per revolution (default: the sensor's)")
     .option(
-      '--range-noise <m>',
+      '--return-noise <m>',
       "σ of the range noise drawn afresh for every return, metres (default: the sensor's)",
     )
     .option(
-      '--range-bias <m>',
-      "σ of each beam's fixed range offset, the same in every sweep, metres (default 0; docs/synthetic-world.md)",
+      '--beam-bias <m>',
+      "σ of each beam's fixed range offset, the same in every sweep, metres, a laser's calibration error (default: 0)",
     )
     .option('--no-motion', 'freeze the world while the sensor spins (no rolling-shutter smear)')
     .option('--no-scenario', 'do not write the scenario (map + agent tracks) beside the log')
@@ -99,8 +99,8 @@ export function register(program: Command): void {
       const workers = threadsInput(opts) ?? coreCount();
       const metres = (flag: string, v: string | undefined) =>
         v === undefined ? undefined : numberOption(flag, { min: 0, max: 1 })(v);
-      const rangeNoiseM = metres('--range-noise', opts.rangeNoise);
-      const rangeBiasM = metres('--range-bias', opts.rangeBias);
+      const rangeNoiseM = metres('--return-noise', opts.returnNoise);
+      const rangeBiasM = metres('--beam-bias', opts.beamBias);
       const sensor = {
         ...(opts.azimuth === undefined
           ? {}
