@@ -1,5 +1,5 @@
-// A trained ray-depth head given its gate for real sweeps, chosen by the trainer's rule on the validation starts of
-// the real logs of the head's own split: a threshold (as train-ray-depth --real-gate) or a dead zone; weights untouched.
+// A trained ray-depth head given its gate for real sweeps, chosen on the validation starts of the real logs of the
+// head's own split: a threshold (the trainer's rule, as --real-gate) or a dead zone (chooseKeepLogRatioBelow's rule).
 // Run: node --import tsx tools/models/gateRayDepth.ts --model <raydepth.onnx> --logs <dir> --out <dir>
 // [--choose threshold|dead-zone] [--tokenizer <dir>]
 import fs from 'node:fs';
@@ -35,9 +35,10 @@ import { validationStarts } from '../report/rayDepthValidation.ts';
 const USAGE = `usage: node --import tsx tools/models/gateRayDepth.ts --model <raydepth.onnx> --logs <dir> --out <dir>
   [--choose threshold|dead-zone] [--tokenizer <dir>]
 Chooses the head's gate for real sweeps on the validation starts of the real logs of its card's split (read from
-<dir>/<name>), by train-ray-depth's rule, and writes the head with that card to <out>/raydepth.onnx and card.json:
-'threshold' (default) its gate threshold (realKeepThresholdLogit); 'dead-zone' the |log ratio| below which the
-reference is kept too (realKeepLogRatioBelow), the threshold left as it is. Synthetic logs keep the card's gate.`;
+<dir>/<name>), and writes the head with that card to <out>/raydepth.onnx and card.json: 'threshold' (default)
+its gate threshold (realKeepThresholdLogit), by train-ray-depth's rule; 'dead-zone' the |log ratio| below which the
+reference is kept too (realKeepLogRatioBelow: the least median error among the zones whose mean is no worse than
+without one), the threshold left as it is. Synthetic logs keep the card's gate.`;
 
 /** The card with a real-sweep dead zone chosen on the real validation rays `rays` (gate at the real threshold). */
 export async function cardWithRealDeadZone(
@@ -55,7 +56,7 @@ export async function cardWithRealDeadZone(
     realKeepLogRatioBelow: pick.below,
     realDeadZoneTable: pick.table,
     realDeadZone: {
-      rule: 'train-ray-depth’s rule over dead zones on the real logs’ validation starts alone, the weights unchanged',
+      rule: 'the least median among dead zones whose mean is no worse than none, on the real logs’ validation starts alone, the weights unchanged',
       command,
     },
     validation: {
