@@ -1,6 +1,7 @@
 // How a LiDAR's range error repeats between sweeps: for consecutive sweeps of a (near-)standing car, the range
 // difference of returns along the same direction. I.i.d. noise of σ gives a median |Δr| of 0.954 σ (√2 · 0.6745 σ).
 // Run: node --import tsx tools/models/rangeRepeat.ts --log <dir> [--max-move 0.05] [--json]
+import { concatFloat64 } from '../../core/concatFloat64.ts';
 import { InputError } from '../../core/errors.ts';
 import type { XYZ } from '../../core/arrow/records.ts';
 import { composePoses, invertPose, type Pose } from '../../core/geometry/pose.ts';
@@ -138,12 +139,7 @@ export async function rangeRepeat(dir: string, cfg: RangeRepeatConfig = DEFAULT_
       }
       prev = cur;
     }
-    const all = new Float64Array(diffs.reduce((s, d) => s + d.length, 0));
-    let o = 0;
-    for (const d of diffs) {
-      all.set(d, o);
-      o += d.length;
-    }
+    const all = concatFloat64(diffs);
     if (all.length === 0)
       throw new InputError(dir, `no sweep pair with the car standing (moved ≤ ${cfg.maxMoveM} m) and returns paired`);
     all.sort();

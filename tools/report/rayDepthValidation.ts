@@ -2,6 +2,7 @@
 // its epoch (or some of its logs), so two recipes whose validation sets differ can still be compared like for like.
 // Run: node --import tsx tools/report/rayDepthValidation.ts --card <card.json> --logs <dir> --model <a.onnx>
 // --model <b.onnx> [--exclude name,name] [--json file]
+import { concatFloat64 } from '../../core/concatFloat64.ts';
 import path from 'node:path';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -78,20 +79,11 @@ export async function scoreOnValidation(
   } finally {
     await pool.close();
   }
-  const joined = (parts: readonly Float64Array[]) => {
-    const out = new Float64Array(parts.reduce((n, p) => n + p.length, 0));
-    let o = 0;
-    for (const p of parts) {
-      out.set(p, o);
-      o += p.length;
-    }
-    return out;
-  };
   rows.push({
     log: 'pooled',
     rays: rayTraceParts.reduce((n, p) => n + p.length, 0),
-    rayTrace: errorsOf(joined(rayTraceParts)),
-    heads: headParts.map((parts) => errorsOf(joined(parts))),
+    rayTrace: errorsOf(concatFloat64(rayTraceParts)),
+    heads: headParts.map((parts) => errorsOf(concatFloat64(parts))),
   });
   return rows;
 }
