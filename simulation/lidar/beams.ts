@@ -25,6 +25,12 @@ export interface LidarConfig {
    * per beam from noiseSeed and the same in every sweep, so a surface seen again by the same beam repeats its error.
    */
   rangeBiasM: number;
+  /**
+   * Height of each laser above the points' origin, metres, one per beam (top beam first); null: every beam fires
+   * from the origin. A real HDL-64E's lasers sit in two blocks above the frame its points are given in, so a
+   * laser's ground returns drift in apparent elevation with range (HDL64_KITTI_APEX_M, fitted on KITTI).
+   */
+  beamApexM: number[] | null;
   /** Chance that a return is lost for no reason (random dropout). */
   dropoutProb: number;
   /**
@@ -52,6 +58,15 @@ function linspace(a: number, b: number, n: number): number[] {
 /** HDL-64E: upper block of 32 lasers +2° … −8.33° (1/3° apart), lower block −8.83° … −24.9° (about ½°). */
 const HDL64_ELEVATIONS = [...linspace(2.0, -8.33, 32), ...linspace(-8.83, -24.9, 32)];
 
+/**
+ * The HDL-64E's lasers above KITTI's velodyne origin, as `tools/models/beamApex.ts` fits them on kitti-raw-78 and
+ * KITTI 0048 (both logs agree to 1 mm): the upper block 0.198 m, the lower block 0.116–0.126 m, here its median.
+ */
+export const HDL64_KITTI_APEX_M: readonly number[] = [
+  ...Array.from({ length: 32 }, () => 0.198),
+  ...Array.from({ length: 32 }, () => 0.121),
+];
+
 /** VLP-32C: 40° field, dense around the horizon (datasheet table). */
 const VLP32_ELEVATIONS = [
   15, 10.333, 7, 4.667, 3.333, 2.333, 1.667, 1.333, 1, 0.667, 0.333, 0, -0.333, -0.667, -1, -1.333, -1.667,
@@ -70,6 +85,7 @@ const BASE: Omit<
   mountHeightM: 1.73,
   dropoutProb: 0.01,
   rangeBiasM: 0,
+  beamApexM: null,
   minReturn: 1.5e-4,
   motion: true,
   noiseSeed: 1,
@@ -116,8 +132,18 @@ export function lidarConfig(model: LidarModel, over: Partial<LidarConfig> = {}):
     ...preset,
     ...over,
     elevationsDeg: [...(over.elevationsDeg ?? preset.elevationsDeg)],
+    beamApexM: over.beamApexM ? [...over.beamApexM] : null,
     egoBody: egoBody && { ...egoBody },
   };
+}
+
+/** Each beam's apex height (zeros when cfg.beamApexM is null); throws when the list does not match the beams. */
+export function beamApexHeights(cfg: LidarConfig): Float64Array {
+  const nb = cfg.elevationsDeg.length;
+  if (cfg.beamApexM === null) return new Float64Array(nb);
+  if (cfg.beamApexM.length !== nb || !cfg.beamApexM.every(Number.isFinite))
+    throw new Error(`beamApexM needs ${nb} finite heights (one per beam), got ${cfg.beamApexM.length}`);
+  return Float64Array.from(cfg.beamApexM);
 }
 
 export function beamCount(cfg: LidarConfig): number {

@@ -4,7 +4,7 @@
 import { Box3, BufferAttribute, BufferGeometry, DoubleSide, Ray } from 'three';
 import { MeshBVH, SAH } from 'three-mesh-bvh';
 import { buildAgentTemplates, MESH_INSET_M } from './agentMeshes.ts';
-import { type LidarConfig, sweepPeriodS } from './beams.ts';
+import { type LidarConfig, beamApexHeights, sweepPeriodS } from './beams.ts';
 import type { TaggedGeometry } from './meshKit.ts';
 import { lerpKey } from './sweep.ts';
 import { type SweepScene, agentCountOf } from './sweepScene.ts';
@@ -40,6 +40,8 @@ export interface SweepRays {
   beams: number;
   /** Per column: x, y, z of the origin, w (−1 … 1, where in the sweep it fires). */
   column: Float64Array;
+  /** Per beam: its laser's height above the column's origin, where its rays start. */
+  apexM: Float64Array;
   /** Per ray (col · beams + beam): dx, dy, dz. */
   dir: Float64Array;
   blocked: Uint8Array;
@@ -56,6 +58,7 @@ export function sweepRays(cfg: LidarConfig, scene: SweepScene): SweepRays {
   const blocked = new Uint8Array(na * nb);
   const key = new Float64Array(4);
   const body = cfg.egoBody;
+  const apexM = beamApexHeights(cfg);
   for (let col = 0; col < na; col++) {
     const tOff = ((col + 0.5) / na) * period;
     const w = cfg.motion ? (tOff - half) / half : 0;
@@ -80,10 +83,10 @@ export function sweepRays(cfg: LidarConfig, scene: SweepScene): SweepRays {
       dir[3 * k] = ce * ca;
       dir[3 * k + 1] = ce * sa;
       dir[3 * k + 2] = Math.sin(el);
-      if (body && dir[3 * k + 2] < 0 && -body.topM * ce < -dir[3 * k + 2] * bodyReach) blocked[k] = 1;
+      if (body && dir[3 * k + 2] < 0 && (apexM[b] - body.topM) * ce < -dir[3 * k + 2] * bodyReach) blocked[k] = 1;
     }
   }
-  return { columns: na, beams: nb, column, dir, blocked };
+  return { columns: na, beams: nb, column, apexM, dir, blocked };
 }
 
 /** Per ray: distance to the nearest hit (Infinity: none within maxRangeM) and what it hit. */
@@ -120,7 +123,7 @@ export function referenceCast(
   for (let col = 0; col < rays.columns; col++) {
     const ox = rays.column[4 * col];
     const oy = rays.column[4 * col + 1];
-    const oz = rays.column[4 * col + 2];
+    const oz0 = rays.column[4 * col + 2];
     const w = rays.column[4 * col + 3];
     for (let i = 0; i < na; i++) {
       lerpKey(scene.agentKeys, 12 * i, w, key);
@@ -139,6 +142,7 @@ export function referenceCast(
       const dx = rays.dir[3 * k];
       const dy = rays.dir[3 * k + 1];
       const dz = rays.dir[3 * k + 2];
+      const oz = oz0 + rays.apexM[b];
       let best = maxRangeM;
       let kind = 0;
       let agent = -1;

@@ -1,7 +1,7 @@
 // One spinning-LiDAR revolution by ray casting (ground plane, static BVH, bearing-binned agents front to back) with
 // return threshold, dropout, range noise and intensity; points in the sensor frame at mid-sweep (KITTI convention).
 import { MESH_INSET_M } from './agentMeshes.ts';
-import { type LidarConfig, sweepPeriodS } from './beams.ts';
+import { type LidarConfig, beamApexHeights, sweepPeriodS } from './beams.ts';
 import { groundMaterialAt, type LidarWorld } from './lidarWorld.ts';
 import { MAT } from './materials.ts';
 import { type ColumnPacket, castColumn, createColumnPacket, setColumnDirections } from './columnPacket.ts';
@@ -53,6 +53,10 @@ export interface SweepRenderer {
   agentTri: Int32Array;
   /** Per beam: its fixed range offset (cfg.rangeBiasM), added to every return of the beam. */
   beamBiasM: Float64Array;
+  /** Per beam: its laser's height above the points' origin (cfg.beamApexM); the rays start there. */
+  apexM: Float64Array;
+  /** Runs of consecutive beams at one apex, as [lo, hi] pairs: a column packet is cast once per run. */
+  apexRuns: Int32Array;
   /** Rays cast so far (for benchmarks). */
   raysCast: number;
 }
@@ -76,6 +80,7 @@ export function createSweepRenderer(world: LidarWorld, cfg: LidarConfig): SweepR
       throw new Error('LiDAR beam elevations must be listed top beam first, strictly decreasing');
   }
   const packet = createColumnPacket(elevRad);
+  const apexM = beamApexHeights(cfg);
   return {
     world,
     cfg,
@@ -89,8 +94,23 @@ export function createSweepRenderer(world: LidarWorld, cfg: LidarConfig): SweepR
     hitAgent: new Int32Array(nb),
     agentTri: new Int32Array(nb),
     beamBiasM: beamRangeBias(cfg),
+    apexM,
+    apexRuns: apexRunsOf(apexM),
     raysCast: 0,
   };
+}
+
+/** [lo, hi] pairs of the runs of equal apex height (one run [0, nb − 1] for a sensor whose beams share the origin). */
+export function apexRunsOf(apexM: Float64Array): Int32Array {
+  const runs: number[] = [];
+  let lo = 0;
+  for (let b = 1; b <= apexM.length; b++) {
+    if (b === apexM.length || apexM[b] !== apexM[lo]) {
+      runs.push(lo, b - 1);
+      lo = b;
+    }
+  }
+  return Int32Array.from(runs);
 }
 
 const BINS = 720;
@@ -135,6 +155,12 @@ function cullAgents(r: SweepRenderer, scene: SweepScene): AgentCulling {
   const nb = r.elevRad.length;
   const binW = TWO_PI / BINS;
   const margin = (0.5 * Math.PI) / 180;
+  let apexLo = Infinity;
+  let apexHi = -Infinity;
+  for (const h of r.apexM) {
+    apexLo = Math.min(apexLo, h);
+    apexHi = Math.max(apexHi, h);
+  }
   for (let i = 0; i < n; i++) {
     const k = 12 * i;
     const cx = scene.agentKeys[k + 4];
@@ -167,8 +193,9 @@ function cullAgents(r: SweepRenderer, scene: SweepScene): AgentCulling {
       // Elevation interval of the agent's box seen from the sensor.
       const dNear = Math.max(0.1, dist - rad);
       const dFar = dist + rad;
-      const lo = zb - ez;
-      const hi = zb + scene.agentSize[3 * i + 2] - ez;
+      // From the highest laser the box's bottom looks lowest, from the lowest its top looks highest.
+      const lo = zb - ez - apexHi;
+      const hi = zb + scene.agentSize[3 * i + 2] - ez - apexLo;
       const elHi = Math.atan2(hi, hi > 0 ? dNear : dFar) + margin;
       const elLo = Math.atan2(lo, lo < 0 ? dNear : dFar) - margin;
       let bl = 0;
@@ -243,6 +270,8 @@ export function renderColumns(
   const dropout = cfg.dropoutProb;
   const sigma = cfg.rangeNoiseM;
   const beamBias = r.beamBiasM;
+  const apexM = r.apexM;
+  const apexRuns = r.apexRuns;
   const seed = cfg.noiseSeed;
   const body = cfg.egoBody;
   // The frame's noise streams (dropout, intensity jitter, range noise), keyed once: each ray adds one hash.
@@ -320,16 +349,19 @@ export function renderColumns(
     for (let b = 0; b < nb; b++) {
       const dz = sinEl[b];
       let tMax = maxRange;
-      // Into the ego's own body (top at body.topM < 0): no return, nothing to cast.
-      if (body && dz < 0 && -body.topM * cosEl[b] < -dz * bodyReach) tMax = 0;
+      // Into the ego's own body (top at body.topM < 0 below the origin): no return, nothing to cast.
+      if (body && dz < 0 && (apexM[b] - body.topM) * cosEl[b] < -dz * bodyReach) tMax = 0;
       else if (groundZ !== null && dz < 0) {
-        const tg = (groundZ - oz) / dz;
+        const tg = (groundZ - oz - apexM[b]) / dz;
         if (tg > 0 && tg < tMax) tMax = tg;
       }
       colBest[b] = tMax;
       colTri[b] = -1;
     }
-    if (staticCaster !== null) castColumn(staticCaster, packet, ox, oy, oz, ca, sa, 0, nb - 1);
+    if (staticCaster !== null) {
+      for (let k = 0; k < apexRuns.length; k += 2)
+        castColumn(staticCaster, packet, ox, oy, oz + apexM[apexRuns[k]], ca, sa, apexRuns[k], apexRuns[k + 1]);
+    }
     // Agents of this bearing, nearest first, each cast for the beams it can still improve on.
     for (let b = 0; b < nb; b++) colAgent[b] = -1;
     for (let q = q0; q < q1; q++) {
@@ -363,7 +395,6 @@ export function renderColumns(
       const ih = aInvH[i];
       const lox = (cc * rx + sc * ry) * il;
       const loy = (-sc * rx + cc * ry) * iw;
-      const loz = (oz - aPz[i]) * ih;
       for (let b = lo; b <= hi; b++) {
         const dx = packet.dx[b];
         const dy = packet.dy[b];
@@ -378,17 +409,14 @@ export function renderColumns(
         aSlope[b] = ldz / h;
         aTri[b] = -1;
       }
-      castColumn(
-        tplCasters[scene.agentTemplate[i]],
-        apk,
-        lox,
-        loy,
-        loz,
-        aDx[lo] / aHs[lo],
-        aDy[lo] / aHs[lo],
-        lo,
-        hi,
-      );
+      const tpl = tplCasters[scene.agentTemplate[i]];
+      const ua = aDx[lo] / aHs[lo];
+      const ub = aDy[lo] / aHs[lo];
+      for (let k = 0; k < apexRuns.length; k += 2) {
+        const rl = Math.max(lo, apexRuns[k]);
+        const rh = Math.min(hi, apexRuns[k + 1]);
+        if (rl <= rh) castColumn(tpl, apk, lox, loy, (oz + apexM[rl] - aPz[i]) * ih, ua, ub, rl, rh);
+      }
       for (let b = lo; b <= hi; b++) {
         if (aTri[b] >= 0) {
           colAgent[b] = i;
@@ -401,7 +429,8 @@ export function renderColumns(
       const dx = packet.dx[b];
       const dy = packet.dy[b];
       const dz = sinEl[b];
-      if (body && dz < 0 && -body.topM * cosEl[b] < -dz * bodyReach) continue;
+      if (body && dz < 0 && (apexM[b] - body.topM) * cosEl[b] < -dz * bodyReach) continue;
+      const oza = oz + apexM[b];
       let tMax = colBest[b];
       let kind = 0;
       let tri = -1;
@@ -413,7 +442,7 @@ export function renderColumns(
         tri = colTri[b];
         kind = 2;
       } else if (groundZ !== null && dz < 0) {
-        const tg = (groundZ - oz) / dz;
+        const tg = (groundZ - oza) / dz;
         if (tg > 0 && tg < maxRange) kind = 1;
         else tMax = maxRange;
       }
@@ -463,7 +492,7 @@ export function renderColumns(
       const py = oy + range * dy - fy;
       ox_[count] = fc * px + fs * py;
       oy_[count] = -fs * px + fc * py;
-      oz_[count] = oz + range * dz - fz;
+      oz_[count] = oza + range * dz - fz;
       const inten = rho * (0.35 + 0.65 * cosInc) + 0.02 * (rayUniformKeyed(key1, rayId) - 0.5);
       oi_[count] = inten < 0 ? 0 : inten > 1 ? 1 : inten;
       or_[count] = b;

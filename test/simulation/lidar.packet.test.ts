@@ -2,7 +2,7 @@
 // static BVH, and a whole sweep of a town with its traffic = plain three-mesh-bvh raycastFirst on the same rays.
 import { describe, expect, it } from 'vitest';
 import { templateFor } from '../../simulation/lidar/agentMeshes.ts';
-import { lidarConfig } from '../../simulation/lidar/beams.ts';
+import { HDL64_KITTI_APEX_M, lidarConfig } from '../../simulation/lidar/beams.ts';
 import { castColumn, createColumnPacket, setColumnDirections } from '../../simulation/lidar/columnPacket.ts';
 import { buildLidarWorld } from '../../simulation/lidar/lidarWorld.ts';
 import { castRay, createCaster } from '../../simulation/lidar/packedBvh.ts';
@@ -80,15 +80,20 @@ describe('column packet', () => {
 });
 
 describe('fast sweep vs plain raycastFirst', () => {
-  it('returns the same nearest hit for every ray of a town sweep with moving agents', () => {
+  // Beams from the origin (steps 5 and 14), and from two blocks of lasers above it as on KITTI's HDL-64E (step 14).
+  it.each([
+    [null, [5, 14]],
+    [HDL64_KITTI_APEX_M, [14]],
+  ])('returns the same nearest hit for every ray of a town sweep with moving agents (apex %#)', (apex, steps) => {
     const cfg = lidarConfig('hdl64', {
       azimuthSteps: 512,
       rangeNoiseM: 0,
       dropoutProb: 0,
       minReturn: 0,
       minRangeM: 0,
+      beamApexM: apex && [...apex],
     });
-    for (const step of [5, 14]) {
+    for (const step of steps) {
       const scene = sceneAt(step, cfg.mountHeightM);
       const pts = renderSweep(createSweepRenderer(world, cfg), scene, step);
       const rays = sweepRays(cfg, scene);
@@ -111,7 +116,8 @@ describe('fast sweep vs plain raycastFirst', () => {
         const wy = fy + s * pts.x[i] + c * pts.y[i];
         const wz = fz + pts.z[i];
         const o = 4 * col;
-        const range = Math.hypot(wx - rays.column[o], wy - rays.column[o + 1], wz - rays.column[o + 2]);
+        const oz = rays.column[o + 2] + rays.apexM[pts.ring[i]];
+        const range = Math.hypot(wx - rays.column[o], wy - rays.column[o + 1], wz - oz);
         if (Math.abs(range - ref.t[ray]) > 2e-3) far++;
         expect(pts.agent[i]).toBe(ref.kind[ray] === 3 ? ref.agent[ray] : -1);
         if (pts.agent[i] >= 0) agentHits++;

@@ -3,7 +3,7 @@
 import { BoxGeometry } from 'three';
 import { describe, expect, it } from 'vitest';
 import { MESH_INSET_M, TEMPLATE } from '../../simulation/lidar/agentMeshes.ts';
-import { type LidarConfig, lidarConfig } from '../../simulation/lidar/beams.ts';
+import { HDL64_KITTI_APEX_M, type LidarConfig, lidarConfig } from '../../simulation/lidar/beams.ts';
 import { buildLidarWorld } from '../../simulation/lidar/lidarWorld.ts';
 import { MAT } from '../../simulation/lidar/materials.ts';
 import { type TaggedGeometry, boundsOf, place, tag } from '../../simulation/lidar/meshKit.ts';
@@ -145,6 +145,25 @@ describe('LiDAR sweep', () => {
     expect(hdl[63]).toBeCloseTo(-24.9, 5);
     expect(lidarConfig('vlp32').elevationsDeg.length).toBe(32);
     expect(lidarConfig('os128').elevationsDeg.length).toBe(128);
+  });
+
+  it("fires each beam from its laser's apex above the origin, as KITTI's HDL-64E does", () => {
+    const world = buildLidarWorld(null, null, 0);
+    const cfg = exact('hdl64', { beamApexM: [...HDL64_KITTI_APEX_M] });
+    const pts = renderSweep(createSweepRenderer(world, cfg), emptyScene(), 0);
+    const base = renderSweep(createSweepRenderer(world, exact('hdl64')), emptyScene(), 0);
+    expect(pts.count).toBe(base.count);
+    for (let i = 0; i < pts.count; i++) {
+      const b = pts.ring[i];
+      const tanEl = Math.tan((cfg.elevationsDeg[b] * Math.PI) / 180);
+      // Still on the ground 1.73 m below the origin, but farther out: the ray starts apex metres higher.
+      expect(pts.z[i]).toBeCloseTo(-1.73, 4);
+      expect(Math.hypot(pts.x[i], pts.y[i])).toBeCloseTo((1.73 + HDL64_KITTI_APEX_M[b]) / -tanEl, 3);
+    }
+    // Seen from the origin the upper block's ground ring sits shallower than its laser fires.
+    const apparent = Math.atan2(pts.z[0], Math.hypot(pts.x[0], pts.y[0]));
+    expect(apparent).toBeGreaterThan((cfg.elevationsDeg[pts.ring[0]] * Math.PI) / 180 + 1e-3);
+    expect(() => createSweepRenderer(world, exact('hdl64', { beamApexM: [0.1, 0.2] }))).toThrow(/64 finite heights/);
   });
 
   it("hides the returns blocked by the recording car's own body, behind and in front but not to the sides", () => {

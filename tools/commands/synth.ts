@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { InputError } from '../../core/errors.ts';
 import { createProgress } from '../../core/progress.ts';
 import { coreCount } from '../../core/workers.ts';
-import { LIDAR_MODELS, type LidarModel } from '../../simulation/lidar/beams.ts';
+import { HDL64_KITTI_APEX_M, LIDAR_MODELS, type LidarModel, lidarConfig } from '../../simulation/lidar/beams.ts';
 import { writeSyntheticLog } from '../../simulation/town/synthLog.ts';
 import { STREET_LAYOUTS } from '../../simulation/town/townConfig.ts';
 import { upperMedianOfSorted } from '../../core/stats.ts';
@@ -21,6 +21,7 @@ interface SynthCliOptions {
   azimuth?: string;
   returnNoise?: string;
   beamBias?: string;
+  beamApex?: string;
   motion: boolean;
   scenario: boolean;
   egoTravel: string;
@@ -36,6 +37,18 @@ export const MAX_AZIMUTH_STEPS = 32_768;
 
 function positiveInt(flag: string, value: string, min = 1, max?: number): number {
   return intOption(flag, min, max)(value);
+}
+
+/** --beam-apex: 'kitti' (HDL-64E only) or one height in metres for every beam of the sensor. */
+function beamApexInput(value: string | undefined, model: LidarModel): number[] | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'kitti') {
+    if (model !== 'hdl64')
+      throw new InputError('--beam-apex', `kitti is the HDL-64E's apex table; --lidar is ${model}`);
+    return [...HDL64_KITTI_APEX_M];
+  }
+  const h = numberOption('--beam-apex', { min: 0, max: 1 })(value);
+  return lidarConfig(model).elevationsDeg.map(() => h);
 }
 
 export function register(program: Command): void {
@@ -56,6 +69,10 @@ export function register(program: Command): void {
     .option(
       '--beam-bias <m>',
       "σ of each beam's fixed range offset, the same in every sweep, metres, a laser's calibration error (default: 0)",
+    )
+    .option(
+      '--beam-apex <kitti|m>',
+      "height of the lasers above the points' origin: metres for every beam, or kitti (HDL-64E as fitted on KITTI: upper block 0.198 m, lower 0.121 m) (default: 0)",
     )
     .option('--no-motion', 'freeze the world while the sensor spins (no rolling-shutter smear)')
     .option('--no-scenario', 'do not write the scenario (map + agent tracks) beside the log')
@@ -101,12 +118,14 @@ export function register(program: Command): void {
         v === undefined ? undefined : numberOption(flag, { min: 0, max: 1 })(v);
       const rangeNoiseM = metres('--return-noise', opts.returnNoise);
       const rangeBiasM = metres('--beam-bias', opts.beamBias);
+      const beamApexM = beamApexInput(opts.beamApex, opts.lidar as LidarModel);
       const sensor = {
         ...(opts.azimuth === undefined
           ? {}
           : { azimuthSteps: positiveInt('--azimuth', opts.azimuth, 16, MAX_AZIMUTH_STEPS) }),
         ...(rangeNoiseM === undefined ? {} : { rangeNoiseM }),
         ...(rangeBiasM === undefined ? {} : { rangeBiasM }),
+        ...(beamApexM === undefined ? {} : { beamApexM }),
       };
       const started = Date.now();
       const result = await writeSyntheticLog({
