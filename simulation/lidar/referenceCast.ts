@@ -83,7 +83,8 @@ export function sweepRays(cfg: LidarConfig, scene: SweepScene): SweepRays {
       dir[3 * k] = ce * ca;
       dir[3 * k + 1] = ce * sa;
       dir[3 * k + 2] = Math.sin(el);
-      if (body && dir[3 * k + 2] < 0 && (apexM[b] - body.topM) * ce < -dir[3 * k + 2] * bodyReach) blocked[k] = 1;
+      if (body && dir[3 * k + 2] < 0 && (apexM[b] - body.topM) * ce < -dir[3 * k + 2] * bodyReach)
+        blocked[k] = 1;
     }
   }
   return { columns: na, beams: nb, column, apexM, dir, blocked };

@@ -360,7 +360,17 @@ export function renderColumns(
     }
     if (staticCaster !== null) {
       for (let k = 0; k < apexRuns.length; k += 2)
-        castColumn(staticCaster, packet, ox, oy, oz + apexM[apexRuns[k]], ca, sa, apexRuns[k], apexRuns[k + 1]);
+        castColumn(
+          staticCaster,
+          packet,
+          ox,
+          oy,
+          oz + apexM[apexRuns[k]],
+          ca,
+          sa,
+          apexRuns[k],
+          apexRuns[k + 1],
+        );
     }
     // Agents of this bearing, nearest first, each cast for the beams it can still improve on.
     for (let b = 0; b < nb; b++) colAgent[b] = -1;

@@ -84,48 +84,51 @@ describe('fast sweep vs plain raycastFirst', () => {
   it.each([
     [null, [5, 14]],
     [HDL64_KITTI_APEX_M, [14]],
-  ])('returns the same nearest hit for every ray of a town sweep with moving agents (apex %#)', (apex, steps) => {
-    const cfg = lidarConfig('hdl64', {
-      azimuthSteps: 512,
-      rangeNoiseM: 0,
-      dropoutProb: 0,
-      minReturn: 0,
-      minRangeM: 0,
-      beamApexM: apex && [...apex],
-    });
-    for (const step of steps) {
-      const scene = sceneAt(step, cfg.mountHeightM);
-      const pts = renderSweep(createSweepRenderer(world, cfg), scene, step);
-      const rays = sweepRays(cfg, scene);
-      const ref = referenceCast(buildReferenceWorld(staticGeometry, 0), rays, scene, cfg.maxRangeM);
-      let refHits = 0;
-      for (const k of ref.kind) if (k) refHits++;
-      expect(pts.count).toBe(refHits);
-      const [fx, fy, fz, fyaw] = [scene.sensor[4], scene.sensor[5], scene.sensor[6], scene.sensor[7]];
-      const period = 0.1;
-      let agentHits = 0;
-      let far = 0;
-      for (let i = 0; i < pts.count; i++) {
-        const col = Math.round((pts.tOffset[i] / period) * cfg.azimuthSteps - 0.5);
-        const ray = col * rays.beams + pts.ring[i];
-        expect(ref.kind[ray]).not.toBe(0);
-        // Sensor frame at the frame pose → world, then the distance from this column's origin.
-        const c = Math.cos(fyaw);
-        const s = Math.sin(fyaw);
-        const wx = fx + c * pts.x[i] - s * pts.y[i];
-        const wy = fy + s * pts.x[i] + c * pts.y[i];
-        const wz = fz + pts.z[i];
-        const o = 4 * col;
-        const oz = rays.column[o + 2] + rays.apexM[pts.ring[i]];
-        const range = Math.hypot(wx - rays.column[o], wy - rays.column[o + 1], wz - oz);
-        if (Math.abs(range - ref.t[ray]) > 2e-3) far++;
-        expect(pts.agent[i]).toBe(ref.kind[ray] === 3 ? ref.agent[ray] : -1);
-        if (pts.agent[i] >= 0) agentHits++;
+  ])(
+    'returns the same nearest hit for every ray of a town sweep with moving agents (apex %#)',
+    (apex, steps) => {
+      const cfg = lidarConfig('hdl64', {
+        azimuthSteps: 512,
+        rangeNoiseM: 0,
+        dropoutProb: 0,
+        minReturn: 0,
+        minRangeM: 0,
+        beamApexM: apex && [...apex],
+      });
+      for (const step of steps) {
+        const scene = sceneAt(step, cfg.mountHeightM);
+        const pts = renderSweep(createSweepRenderer(world, cfg), scene, step);
+        const rays = sweepRays(cfg, scene);
+        const ref = referenceCast(buildReferenceWorld(staticGeometry, 0), rays, scene, cfg.maxRangeM);
+        let refHits = 0;
+        for (const k of ref.kind) if (k) refHits++;
+        expect(pts.count).toBe(refHits);
+        const [fx, fy, fz, fyaw] = [scene.sensor[4], scene.sensor[5], scene.sensor[6], scene.sensor[7]];
+        const period = 0.1;
+        let agentHits = 0;
+        let far = 0;
+        for (let i = 0; i < pts.count; i++) {
+          const col = Math.round((pts.tOffset[i] / period) * cfg.azimuthSteps - 0.5);
+          const ray = col * rays.beams + pts.ring[i];
+          expect(ref.kind[ray]).not.toBe(0);
+          // Sensor frame at the frame pose → world, then the distance from this column's origin.
+          const c = Math.cos(fyaw);
+          const s = Math.sin(fyaw);
+          const wx = fx + c * pts.x[i] - s * pts.y[i];
+          const wy = fy + s * pts.x[i] + c * pts.y[i];
+          const wz = fz + pts.z[i];
+          const o = 4 * col;
+          const oz = rays.column[o + 2] + rays.apexM[pts.ring[i]];
+          const range = Math.hypot(wx - rays.column[o], wy - rays.column[o + 1], wz - oz);
+          if (Math.abs(range - ref.t[ray]) > 2e-3) far++;
+          expect(pts.agent[i]).toBe(ref.kind[ray] === 3 ? ref.agent[ray] : -1);
+          if (pts.agent[i] >= 0) agentHits++;
+        }
+        expect(far).toBe(0);
+        expect(agentHits).toBeGreaterThan(100);
       }
-      expect(far).toBe(0);
-      expect(agentHits).toBeGreaterThan(100);
-    }
-  });
+    },
+  );
 });
 
 describe('ray noise keys', () => {

@@ -163,7 +163,9 @@ describe('LiDAR sweep', () => {
     // Seen from the origin the upper block's ground ring sits shallower than its laser fires.
     const apparent = Math.atan2(pts.z[0], Math.hypot(pts.x[0], pts.y[0]));
     expect(apparent).toBeGreaterThan((cfg.elevationsDeg[pts.ring[0]] * Math.PI) / 180 + 1e-3);
-    expect(() => createSweepRenderer(world, exact('hdl64', { beamApexM: [0.1, 0.2] }))).toThrow(/64 finite heights/);
+    expect(() => createSweepRenderer(world, exact('hdl64', { beamApexM: [0.1, 0.2] }))).toThrow(
+      /64 finite heights/,
+    );
   });
 
   it("hides the returns blocked by the recording car's own body, behind and in front but not to the sides", () => {

@@ -4,7 +4,12 @@ import type { Command } from 'commander';
 import { InputError } from '../../core/errors.ts';
 import { createProgress } from '../../core/progress.ts';
 import { coreCount } from '../../core/workers.ts';
-import { HDL64_KITTI_APEX_M, LIDAR_MODELS, type LidarModel, lidarConfig } from '../../simulation/lidar/beams.ts';
+import {
+  HDL64_KITTI_APEX_M,
+  LIDAR_MODELS,
+  type LidarModel,
+  lidarConfig,
+} from '../../simulation/lidar/beams.ts';
 import { writeSyntheticLog } from '../../simulation/town/synthLog.ts';
 import { STREET_LAYOUTS } from '../../simulation/town/townConfig.ts';
 import { upperMedianOfSorted } from '../../core/stats.ts';
