@@ -20,6 +20,8 @@ export const READERS: Record<string, () => Promise<SourceOpener>> = {
 
 export interface ImportOptions extends ReaderOptions {
   overwrite?: boolean;
+  /** What the caller knows about the recording that the source does not say, added to meta.json's extra. */
+  extra?: Record<string, unknown>;
   logId?: string;
   progress?: (total: number) => Progress;
 }
@@ -50,7 +52,7 @@ export async function importLog(
       : e;
   }
   const outExisted = fs.existsSync(outDir);
-  const extra: Record<string, unknown> = { importedFrom: inputPath, format, ...seq.extra };
+  const extra: Record<string, unknown> = { importedFrom: inputPath, format, ...seq.extra, ...opts.extra };
   const writer = LogWriter.create(outDir, {
     logId: opts.logId,
     source: seq.source,

@@ -4,6 +4,7 @@ import type { SensorFrame } from '../core/arrow/records.ts';
 import { chamferSquared, cropBox } from './chamfer.ts';
 import { codeUsage } from './quantizer.ts';
 import { strideRays } from './gridFloor.ts';
+import { type LaserBlock, raysFromLasers } from './laserLines.ts';
 import { raysFromPoints } from './rays.ts';
 import { sensorPoints } from './sweep.ts';
 import type { Tokenizer } from './tokenizerModel.ts';
@@ -24,19 +25,24 @@ export interface FrameReconstruction {
   depthSigned: Float32Array;
 }
 
-/** Encode, decode and render one sweep (every `rayStride`-th ray); points are returned in the log's vehicle frame. */
+/**
+ * Encode, decode and render one sweep (every `rayStride`-th ray); points are returned in the log's vehicle frame.
+ * With `lasers`, each return is rendered along the line from its laser (laserLines.ts), else from the origin.
+ */
 export async function reconstructFrame(
   tok: Tokenizer,
   frame: SensorFrame,
   origin: readonly [number, number, number],
   source: string,
   rayStride = 1,
+  lasers: readonly LaserBlock[] | null = null,
 ): Promise<FrameReconstruction> {
   const cfg = tok.config;
   const pts = sensorPoints(frame.points, origin);
   const tokens = await tok.encode(pts, source);
   const grids = await tok.decode(tokens);
-  const rays = rayStride > 1 ? strideRays(cfg, pts, rayStride) : raysFromPoints(cfg, pts);
+  const fromOrigin = rayStride > 1 ? strideRays(cfg, pts, rayStride) : raysFromPoints(cfg, pts);
+  const rays = lasers ? raysFromLasers(fromOrigin, lasers) : fromOrigin;
   const depth = await tok.render(grids, rays);
   const n = rays.count;
   const input = { x: new Float32Array(n), y: new Float32Array(n), z: new Float32Array(n) };
@@ -50,7 +56,7 @@ export async function reconstructFrame(
     input.z[r] = frame.points.z[i];
     decoded.x[r] = origin[0] + rays.dirX[r] * depth[r];
     decoded.y[r] = origin[1] + rays.dirY[r] * depth[r];
-    decoded.z[r] = origin[2] + rays.dirZ[r] * depth[r];
+    decoded.z[r] = origin[2] + (rays.originZM?.[r] ?? 0) + rays.dirZ[r] * depth[r];
     depthSigned[r] = depth[r] - rays.depthM[r];
     depthError[r] = Math.abs(depthSigned[r]);
   }

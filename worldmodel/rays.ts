@@ -13,18 +13,20 @@ export interface Rays {
   depthM: Float32Array;
   /** Index of the return each ray came from in the input sweep. */
   pointIndex: Int32Array;
+  /** Per ray: the height above the sensor origin it starts at (its laser, laserLines.ts); absent: 0 for all. */
+  originZM?: Float32Array;
 }
 
-/** Distance along a unit ray from the origin to where it leaves the region. */
-export function regionExitM(cfg: TokenizerConfig, dx: number, dy: number, dz: number): number {
+/** Distance along a unit ray from the origin (or from `originZM` above it) to where it leaves the region. */
+export function regionExitM(cfg: TokenizerConfig, dx: number, dy: number, dz: number, originZM = 0): number {
   const g = cfg.grid;
   let t = Infinity;
   if (dx > 0) t = Math.min(t, g.rangeM / dx);
   else if (dx < 0) t = Math.min(t, -g.rangeM / dx);
   if (dy > 0) t = Math.min(t, g.rangeM / dy);
   else if (dy < 0) t = Math.min(t, -g.rangeM / dy);
-  if (dz > 0) t = Math.min(t, g.zMaxM / dz);
-  else if (dz < 0) t = Math.min(t, g.zMinM / dz);
+  if (dz > 0) t = Math.min(t, (g.zMaxM - originZM) / dz);
+  else if (dz < 0) t = Math.min(t, (g.zMinM - originZM) / dz);
   return t;
 }
 
@@ -150,7 +152,8 @@ export function sampleRays(cfg: TokenizerConfig, rays: Rays): RaySamples {
     const dx = rays.dirX[r];
     const dy = rays.dirY[r];
     const dz = rays.dirZ[r];
-    const exit = regionExitM(cfg, dx, dy, dz);
+    const oz = rays.originZM ? rays.originZM[r] : 0;
+    const exit = regionExitM(cfg, dx, dy, dz, oz);
     out.exitM[r] = exit;
     for (let s = 0; s < S; s++) {
       const h = (s + 0.5) * step;
@@ -161,7 +164,7 @@ export function sampleRays(cfg: TokenizerConfig, rays: Rays): RaySamples {
       // Continuous voxel coordinates with voxel centres at integers.
       const u = (h * dx + g.rangeM) / cell - 0.5;
       const v = (h * dy + g.rangeM) / cell - 0.5;
-      const w = (h * dz - g.zMinM) / cellZ - 0.5;
+      const w = (oz + h * dz - g.zMinM) / cellZ - 0.5;
       const u0 = Math.floor(u);
       const v0 = Math.floor(v);
       const w0 = Math.floor(w);

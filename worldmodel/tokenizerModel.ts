@@ -152,6 +152,7 @@ export class Tokenizer {
         dirZ: rays.dirZ.subarray(a, b),
         depthM: rays.depthM.subarray(a, b),
         pointIndex: rays.pointIndex.subarray(a, b),
+        originZM: rays.originZM?.subarray(a, b),
       };
       const out = await this.renderer.run({
         ...rayFeeds(sampleRays(this.config, chunk)),

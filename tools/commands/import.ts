@@ -8,6 +8,7 @@ import { importLog, READERS } from '../../datasets/import.ts';
 import { posesBeside } from '../../datasets/posesBeside.ts';
 import { LogReader } from '../../datasets/logstore.ts';
 import { numberOption } from '../numberOption.ts';
+import { LASER_BLOCKS } from '../../worldmodel/laserLines.ts';
 import { formatLogSummary, logSummary } from '../report/logSummary.ts';
 import { addForce, printJson } from '../cliOptions.ts';
 
@@ -42,6 +43,10 @@ export function register(program: Command): void {
       'drop and count points no sensor measured (out of range, non-finite, outside a LAS header bounds) instead of refusing the file',
     )
     .option('--rate <hz>', 'sweep rate when the source does not say', numberOption('--rate', { above: 0 }))
+    .option(
+      '--lasers <sensor>',
+      `where the sensor's lasers sit above its origin, when the source does not say: ${Object.keys(LASER_BLOCKS).join(' | ')} (written to meta.json as extra.laserBlocks; KITTI-format logs have it already)`,
+    )
     .option('--json', 'print the log summary as one JSON object (snake_case keys, docs/cli.md)');
   addForce(cmd, 'an existing log at --out').action(
     async (
@@ -54,12 +59,18 @@ export function register(program: Command): void {
         keepOriginPoints?: boolean;
         dropImplausible?: boolean;
         rate?: number;
+        lasers?: string;
         force?: boolean;
         json?: boolean;
       },
     ) => {
       if (opts.posesFrame !== undefined && opts.posesFrame !== 'camera' && opts.posesFrame !== 'vehicle')
         throw new InputError('--poses-frame', `'${opts.posesFrame}' is not 'camera' or 'vehicle'`);
+      if (opts.lasers !== undefined && !Object.hasOwn(LASER_BLOCKS, opts.lasers))
+        throw new InputError(
+          '--lasers',
+          `unknown sensor '${opts.lasers}' (known: ${Object.keys(LASER_BLOCKS).join(', ')})`,
+        );
       let format = opts.format;
       let source = input;
       if (format === undefined) {
@@ -92,6 +103,7 @@ export function register(program: Command): void {
         keepOriginPoints: opts.keepOriginPoints,
         dropImplausible: opts.dropImplausible,
         rateHz: opts.rate,
+        extra: opts.lasers === undefined ? undefined : { laserBlocks: LASER_BLOCKS[opts.lasers] },
         overwrite: opts.force,
         progress: (total) => createProgress('import', total, { silent: opts.json, unit: 'frames' }),
       });

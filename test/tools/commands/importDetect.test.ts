@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterAll, describe, expect } from 'vitest';
 import { realData } from '../../../core/paths.ts';
 import { LogReader } from '../../../datasets/logstore.ts';
+import { LASER_BLOCKS, laserBlocksOf } from '../../../worldmodel/laserLines.ts';
 import { itWithSharedData } from '../../sharedData.ts';
 import { drivekit, expectOneLineFailure } from './castLog.ts';
 
@@ -15,10 +16,17 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 describe('drivekit import without --format', () => {
   itWithSharedData(
-    'imports kitti-0048 as PCD with the poses beside it, and says both',
+    'imports kitti-0048 as PCD with the poses beside it, and says both; --lasers records the HDL-64E blocks',
     async () => {
       const out = path.join(tmp, 'k48');
-      const { stdout, stderr } = await drivekit('import', realData('kitti-0048'), '--out', out);
+      const { stdout, stderr } = await drivekit(
+        'import',
+        realData('kitti-0048'),
+        '--out',
+        out,
+        '--lasers',
+        'hdl64-kitti',
+      );
       expect(stderr).toContain('import: format pcd (detected: 22 .pcd files; --format to choose)');
       expect(stderr).toContain(
         `import: poses from ${realData('kitti-0048', 'poses_icp_estimated.txt')}, found beside the frames`,
@@ -28,6 +36,8 @@ describe('drivekit import without --format', () => {
       try {
         // The ICP trajectory drives ~18 m forward: not the identity poses of an import without them.
         expect(log.meta.trajectoryExtent!.max[0]).toBeGreaterThan(15);
+        // PCD says nothing of the sensor: the flag put its two laser blocks in the log.
+        expect(laserBlocksOf(log.meta)).toEqual(LASER_BLOCKS['hdl64-kitti']);
       } finally {
         await log.close();
       }
@@ -46,7 +56,12 @@ describe('drivekit import without --format', () => {
         ['import', realData('kitti-0048'), '--format', 'foo', '--out', path.join(tmp, 'y')],
         /^drivekit import: --format: unknown format 'foo' .*--format pcd/,
       );
+      await expectOneLineFailure(
+        ['import', realData('kitti-0048'), '--lasers', 'hdl32', '--out', path.join(tmp, 'z')],
+        /^drivekit import: --lasers: unknown sensor 'hdl32' \(known: hdl64-kitti\)/,
+      );
       expect(fs.existsSync(path.join(tmp, 'x'))).toBe(false);
+      expect(fs.existsSync(path.join(tmp, 'z'))).toBe(false);
     },
     60_000,
   );

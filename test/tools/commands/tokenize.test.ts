@@ -45,13 +45,54 @@ describe('drivekit tokenize / eval-tokenizer', () => {
         'perplexity',
         'too_far_5m',
         'within_1m',
+        'rays_from',
       ].sort(),
     );
     expect(ev.frames).toBe(2);
+    expect(ev.rays_from).toBe('origin');
     expect(ev.too_far_5m).toBeGreaterThanOrEqual(0);
     expect(ev.too_far_5m).toBeLessThanOrEqual(1);
     // Flat ground and one car seen by a 32-beam sensor: most returns come back within a metre.
     expect(ev.depth_l1_median_m).toBeLessThan(1);
+
+    // A log that states its lasers at the origin renders along the same lines: the same figures, from lasers.
+    const atOrigin = {
+      ...meta,
+      extra: {
+        ...meta.extra,
+        sensorOriginM: [0, 0, 1.8],
+        laserBlocks: [{ heightM: 0, lowestElevationDeg: -90 }],
+      },
+    };
+    commitLogFiles(log, LOG_GROUP, [{ name: 'meta.json', bytes: Buffer.from(JSON.stringify(atOrigin)) }]);
+    const ev0 = JSON.parse(
+      (await drivekit('eval-tokenizer', '--log', log, '--frames', '2', '--json')).stdout,
+    );
+    expect(ev0.rays_from).toBe('lasers');
+    expect(ev0.depth_l1_mean_m).toBeCloseTo(ev.depth_l1_mean_m, 4);
+    expect(ev0.chamfer_m2).toBeCloseTo(ev.chamfer_m2, 4);
+    // Lasers 0.5 m above the origin see the same returns along other lines: other figures, unless --origin-rays.
+    const raised = {
+      ...atOrigin,
+      extra: { ...atOrigin.extra, laserBlocks: [{ heightM: 0.5, lowestElevationDeg: -90 }] },
+    };
+    commitLogFiles(log, LOG_GROUP, [{ name: 'meta.json', bytes: Buffer.from(JSON.stringify(raised)) }]);
+    const ev5 = JSON.parse(
+      (await drivekit('eval-tokenizer', '--log', log, '--frames', '2', '--json')).stdout,
+    );
+    expect(ev5.depth_l1_mean_m).not.toBeCloseTo(ev.depth_l1_mean_m, 4);
+    const evO = JSON.parse(
+      (await drivekit('eval-tokenizer', '--log', log, '--frames', '2', '--json', '--origin-rays')).stdout,
+    );
+    expect(evO.rays_from).toBe('origin');
+    expect(evO.depth_l1_mean_m).toBeCloseTo(ev.depth_l1_mean_m, 6);
+    // A malformed list is refused, naming the log.
+    const bad = { ...atOrigin, extra: { ...atOrigin.extra, laserBlocks: [{ heightM: 'high' }] } };
+    commitLogFiles(log, LOG_GROUP, [{ name: 'meta.json', bytes: Buffer.from(JSON.stringify(bad)) }]);
+    await expectOneLineFailure(
+      ['eval-tokenizer', '--log', log, '--frames', '1'],
+      /extra\.laserBlocks must be/,
+    );
   });
 
   it('names a missing model directory', async () => {

@@ -1,0 +1,92 @@
+// Rays re-aimed from each return's laser: the return is where it was, the ray starts at its block's height, the
+// block is chosen by the elevation it is seen at; the sample table starts a raised ray at its height.
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_TOKENIZER_CONFIG } from '../../worldmodel/config.ts';
+import { LASER_BLOCKS, laserBlocksOf, raysFromLasers } from '../../worldmodel/laserLines.ts';
+import { type Rays, regionExitM, sampleRays } from '../../worldmodel/rays.ts';
+
+function raysTo(points: [number, number, number][]): Rays {
+  const n = points.length;
+  const r: Rays = {
+    count: n,
+    dirX: new Float32Array(n),
+    dirY: new Float32Array(n),
+    dirZ: new Float32Array(n),
+    depthM: new Float32Array(n),
+    pointIndex: Int32Array.from(points.keys()),
+  };
+  points.forEach(([x, y, z], k) => {
+    const d = Math.hypot(x, y, z);
+    r.dirX[k] = x / d;
+    r.dirY[k] = y / d;
+    r.dirZ[k] = z / d;
+    r.depthM[k] = d;
+  });
+  return r;
+}
+
+describe('raysFromLasers', () => {
+  const kitti = LASER_BLOCKS['hdl64-kitti'];
+  it("starts each ray at its block's laser and still ends at the return", () => {
+    // A wall 20 m ahead at sensor height (upper block), the ground 8 m ahead (−13.5° from the upper laser:
+    // lower block), a roof 30 m to the side seen level (upper).
+    const pts: [number, number, number][] = [
+      [20, 0, -0.5],
+      [8, 0, -1.73],
+      [0, 30, 1.2],
+    ];
+    const out = raysFromLasers(raysTo(pts), kitti);
+    expect(Array.from(out.originZM!)).toEqual(
+      [kitti[0].heightM, kitti[1].heightM, kitti[0].heightM].map(Math.fround),
+    );
+    pts.forEach(([x, y, z], k) => {
+      const h = out.originZM![k];
+      expect(Math.hypot(out.dirX[k], out.dirY[k], out.dirZ[k])).toBeCloseTo(1, 6);
+      expect(out.depthM[k]).toBeCloseTo(Math.hypot(x, y, z - h), 4);
+      expect(out.dirX[k] * out.depthM[k]).toBeCloseTo(x, 4);
+      expect(out.dirY[k] * out.depthM[k]).toBeCloseTo(y, 4);
+      expect(h + out.dirZ[k] * out.depthM[k]).toBeCloseTo(z, 4);
+    });
+    // One block at height 0 gives the rays back.
+    const same = raysFromLasers(raysTo(pts), [{ heightM: 0, lowestElevationDeg: -90 }]);
+    for (let k = 0; k < pts.length; k++) expect(same.depthM[k]).toBeCloseTo(Math.hypot(...pts[k]), 4);
+  });
+
+  it('reads the blocks the log states, else those of its source, and refuses a malformed list', () => {
+    const stated = [{ heightM: 0.3, lowestElevationDeg: -90 }];
+    expect(laserBlocksOf({ source: 'pcd', extra: { laserBlocks: stated } })).toEqual(stated);
+    expect(laserBlocksOf({ source: 'kitti' })).toBe(kitti);
+    expect(laserBlocksOf({ source: 'synthetic' })).toBeNull();
+    expect(() =>
+      laserBlocksOf({ source: 'pcd', extra: { laserBlocks: [{ heightM: 1 }] } }, 'runs/x'),
+    ).toThrow(/runs\/x: meta\.json extra\.laserBlocks/);
+    expect(() => laserBlocksOf({ source: 'pcd', extra: { laserBlocks: [] } })).toThrow(/non-empty/);
+  });
+});
+
+describe('sampleRays from a raised origin', () => {
+  it('samples a level ray at its height and ends an upward one where the raised ray leaves the region', () => {
+    const cfg = DEFAULT_TOKENIZER_CONFIG;
+    const g = cfg.grid;
+    const cellZ = (g.zMaxM - g.zMinM) / g.cellsZ;
+    const level = raysTo([[10, 0, 0]]);
+    const low = sampleRays(cfg, level);
+    // Raised by exactly one z cell: every sample's corners move up one z layer (same weights).
+    const raised = sampleRays(cfg, { ...level, originZM: Float32Array.of(cellZ) });
+    const layer = g.cellsXY * g.cellsXY;
+    for (let s = 0; s < 20; s++) {
+      for (let c = 0; c < 8; c++) {
+        const i = s * 8 + c;
+        expect(raised.corner[i]).toBe(low.corner[i] + layer);
+        expect(raised.cornerWeight[i]).toBeCloseTo(low.cornerWeight[i], 5);
+      }
+    }
+    const up = raysTo([[3, 0, 4]]);
+    const h = 0.4;
+    expect(sampleRays(cfg, { ...up, originZM: Float32Array.of(h) }).exitM[0]).toBeCloseTo(
+      Math.min((g.zMaxM - h) / 0.8, g.rangeM / 0.6),
+      4,
+    );
+    expect(regionExitM(cfg, 0.6, 0, 0.8, h)).toBeCloseTo(Math.min((g.zMaxM - h) / 0.8, g.rangeM / 0.6), 6);
+  });
+});
