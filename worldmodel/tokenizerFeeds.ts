@@ -3,6 +3,7 @@
 import type { Feeds } from '../core/nn/graphSession.ts';
 import type { Rng } from '../core/rng.ts';
 import { gridGeometry, type TokenizerConfig } from './config.ts';
+import { type LaserBlock, raysFromLasers } from './laserLines.ts';
 import { raysFromPoints, sampleRays, type RaySamples, type Rays } from './rays.ts';
 import { voxelize, type SensorPoints, type Voxels } from './voxelize.ts';
 
@@ -69,7 +70,7 @@ export function freeSpaceLabels(
   const hit = new Float32Array(s.rays * s.samples);
   for (let r = 0; r < s.rays; r++) {
     const d = rays.depthM[r];
-    const ground = d * rays.dirZ[r] < groundZM;
+    const ground = (rays.originZM ? rays.originZM[r] : 0) + d * rays.dirZ[r] < groundZM;
     const down = -rays.dirZ[r];
     for (let k = 0; k < s.samples; k++) {
       const i = r * s.samples + k;
@@ -89,8 +90,9 @@ export interface TrainingExample {
 }
 
 /**
- * Every feed of the training graph for one sweep; `maxRays` rays drawn with `rng`. A sweep with no point
- * in the region, or no ray to render, is an error naming `source` (there is nothing to learn from it).
+ * Every feed of the training graph for one sweep; `maxRays` rays drawn with `rng`, rendered from the origin or,
+ * with `lasers`, each from its laser (laserLines.ts). A sweep with no point in the region, or no ray to render,
+ * is an error naming `source` (there is nothing to learn from it).
  */
 export function trainingFeeds(
   cfg: TokenizerConfig,
@@ -98,11 +100,13 @@ export function trainingFeeds(
   rng: Rng,
   vqOn: boolean,
   source: string,
+  lasers: readonly LaserBlock[] | null = null,
 ): TrainingExample {
   const geo = gridGeometry(cfg);
   const voxels = voxelize(cfg, pts, source);
   if (voxels.count === 0) throw new Error(`${source}: no point inside the tokenizer's region`);
-  const rays = raysFromPoints(cfg, pts, { max: cfg.render.raysPerFrame, rng });
+  const drawn = raysFromPoints(cfg, pts, { max: cfg.render.raysPerFrame, rng });
+  const rays = lasers ? raysFromLasers(drawn, lasers) : drawn;
   if (rays.count === 0) throw new Error(`${source}: no return to render inside the region`);
   const samples = sampleRays(cfg, rays);
   const occ = new Float32Array(voxels.occupancy.length);

@@ -24,6 +24,7 @@ import {
 } from './sweep.ts';
 import { warmStartTokenizer, type WarmStartReport } from './tokenizerInit.ts';
 import { buildTokenizerGraph, createTokenizerTrainer } from './tokenizerGraph.ts';
+import { type LaserBlock, laserBlocksOf } from './laserLines.ts';
 import { trainingFeeds, type TrainingExample } from './tokenizerFeeds.ts';
 import { exportTokenizer } from './tokenizerModel.ts';
 import { makeDirs } from '../core/dirs.ts';
@@ -54,6 +55,11 @@ export interface TrainTokenizerOptions {
   initFrom?: string;
   /** Stop after this many steps of this call (tests simulate a kill with it). */
   stopAfter?: number;
+  /**
+   * Render each sweep's returns from their lasers where the log says where its lasers sit (laserLines.ts), in
+   * training and in the held-out evaluation; default: every ray from the origin.
+   */
+  laserRays?: boolean;
 }
 
 export const DEFAULT_TRAIN_TOKENIZER: Omit<TrainTokenizerOptions, 'logs' | 'evalLogs' | 'outDir' | 'config'> =
@@ -90,16 +96,21 @@ interface FrameRef {
   log: LogReader;
   index: number;
   origin: [number, number, number];
+  lasers: readonly LaserBlock[] | null;
 }
 
-async function openFrames(logs: readonly string[]): Promise<{ readers: LogReader[]; frames: FrameRef[] }> {
+async function openFrames(
+  logs: readonly string[],
+  laserRays: boolean,
+): Promise<{ readers: LogReader[]; frames: FrameRef[] }> {
   const readers: LogReader[] = [];
   const frames: FrameRef[] = [];
   for (const dir of logs) {
     const r = await LogReader.open(dir);
     readers.push(r);
     const origin = sensorOrigin(r.meta);
-    for (let i = 0; i < r.frameCount; i++) frames.push({ log: r, index: i, origin });
+    const lasers = laserRays ? laserBlocksOf(r.meta, dir) : null;
+    for (let i = 0; i < r.frameCount; i++) frames.push({ log: r, index: i, origin, lasers });
   }
   return { readers, frames };
 }
@@ -127,8 +138,8 @@ export async function trainTokenizer(opts: TrainTokenizerOptions): Promise<Train
   const cfg = opts.config;
   const q = cfg.quantizer;
   if (opts.logs.length === 0) throw new InputError('--log', 'no training log given');
-  const train = await openFrames(opts.logs);
-  const held = await openFrames(opts.evalLogs);
+  const train = await openFrames(opts.logs, !!opts.laserRays);
+  const held = await openFrames(opts.evalLogs, !!opts.laserRays);
   if (train.frames.length === 0)
     throw new InputError(opts.logs.join(', '), 'the training logs hold no sweep');
   makeDirs(opts.outDir);
@@ -206,6 +217,7 @@ export async function trainTokenizer(opts: TrainTokenizerOptions): Promise<Train
         evalRng,
         state.codebookInitialised,
         `${f.log.dir} frame ${f.index}`,
+        f.lasers,
       );
       const out = await evalSession.run(ex.feeds);
       const depth = out.depth.data as Float32Array;
@@ -232,6 +244,7 @@ export async function trainTokenizer(opts: TrainTokenizerOptions): Promise<Train
     seed: opts.seed,
     frames: train.frames.length,
     augment,
+    laserRays: !!opts.laserRays,
     warmStart: state.warmStart ?? null,
     best: state.best,
   });
@@ -252,7 +265,7 @@ export async function trainTokenizer(opts: TrainTokenizerOptions): Promise<Train
       augment.beamDropout,
     );
     const vqOn = step >= q.warmupSteps || !!state.warmStart;
-    return trainingFeeds(cfg, pts, rng, vqOn, `${f.log.dir} frame ${f.index}`);
+    return trainingFeeds(cfg, pts, rng, vqOn, `${f.log.dir} frame ${f.index}`, f.lasers);
   };
   let next: TrainingExample | null = null;
   try {

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_TOKENIZER_CONFIG } from '../../worldmodel/config.ts';
 import { LASER_BLOCKS, laserBlocksOf, raysFromLasers } from '../../worldmodel/laserLines.ts';
 import { type Rays, regionExitM, sampleRays } from '../../worldmodel/rays.ts';
+import { freeSpaceLabels } from '../../worldmodel/tokenizerFeeds.ts';
 
 function raysTo(points: [number, number, number][]): Rays {
   const n = points.length;
@@ -88,5 +89,25 @@ describe('sampleRays from a raised origin', () => {
       4,
     );
     expect(regionExitM(cfg, 0.6, 0, 0.8, h)).toBeCloseTo(Math.min((g.zMaxM - h) / 0.8, g.rangeM / 0.6), 6);
+  });
+});
+
+describe('freeSpaceLabels on a ray from a laser', () => {
+  it('tells a ground return by its height, not by how far its laser sits above it', () => {
+    const cfg = DEFAULT_TOKENIZER_CONFIG;
+    // A return 0.9 m below the origin (above the −1 m ground line) seen from a laser 0.2 m up: 1.1 m below it.
+    const rays = raysFromLasers(raysTo([[10, 0, -0.9]]), [{ heightM: 0.2, lowestElevationDeg: -90 }]);
+    const samples = sampleRays(cfg, rays);
+    const cellZ = 0.5;
+    const l = freeSpaceLabels(samples, rays, 0.3, cfg.render.stepM, cellZ, -1);
+    // Not ground: every sample inside the region more than 0.3 m before the return is free.
+    let expected = 0;
+    let free = 0;
+    for (let k = 0; k < samples.samples; k++) {
+      if (samples.inside[k] && samples.sampleDepthM[k] < rays.depthM[0] - 0.3) expected++;
+      free += l.free[k];
+    }
+    expect(expected).toBeGreaterThan(10);
+    expect(free).toBe(expected);
   });
 });

@@ -108,6 +108,20 @@ describe('trainTokenizer', () => {
     expect(f.depth_l1_mean_m).toBeLessThan(20);
   });
 
+  it('renders a sweep from its lasers when given them: the depth to learn is from each laser', () => {
+    const pts = room(0);
+    const origin = trainingFeeds(cfg, pts, new Rng(3), false, 'room');
+    const lasers = [{ heightM: 0.25, lowestElevationDeg: -90 }];
+    const raised = trainingFeeds(cfg, pts, new Rng(3), false, 'room', lasers);
+    expect(raised.rays.count).toBe(origin.rays.count);
+    const gt = (raised.feeds.gt_depth as { data: Float32Array }).data;
+    for (let r = 0; r < raised.rays.count; r++) {
+      const i = raised.rays.pointIndex[r];
+      expect(raised.rays.pointIndex[r]).toBe(origin.rays.pointIndex[r]);
+      expect(gt[r]).toBeCloseTo(Math.hypot(pts.x[i], pts.y[i], pts.z[i] - 0.25), 4);
+    }
+  });
+
   it('refuses a sweep with no point in the region and an empty sweep, naming them', () => {
     const far = { x: Float32Array.of(100, 200), y: Float32Array.of(0, 0), z: Float32Array.of(0, 0) };
     expect(() => trainingFeeds(cfg, far, new Rng(1), false, 'log/a frame 2')).toThrow(

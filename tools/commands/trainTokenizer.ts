@@ -31,6 +31,7 @@ interface Options {
   shiftZ: string;
   beamDropout: string;
   initFrom?: string;
+  laserRays?: boolean;
   json?: boolean;
 }
 
@@ -66,6 +67,10 @@ export function register(program: Command): void {
     .option('--shift-z <m>', 'largest random shift of a training sweep along z, in m', '0')
     .option('--beam-dropout <share>', 'largest share of beams dropped from a training sweep', '0')
     .option('--init-from <dir>', "start from this tokenizer's weights (its z cells may be split k-fold)")
+    .option(
+      '--laser-rays',
+      'render returns from their lasers where a log says where its lasers sit (extra.laserBlocks, or a KITTI source), in training and the held-out evaluation (default: from the origin)',
+    )
     .option('--json', 'print the result as one JSON object')
     .addHelpText(
       'after',
@@ -93,6 +98,7 @@ export function register(program: Command): void {
           beamDropout: num('--beam-dropout', opts.beamDropout, { min: 0, max: 1 }),
         },
         initFrom: opts.initFrom,
+        laserRays: !!opts.laserRays,
         progress: !opts.json,
       });
       if (opts.json) {
