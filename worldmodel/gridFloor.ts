@@ -53,6 +53,7 @@ export async function renderSigned(
       dirZ: rays.dirZ.subarray(a, b),
       depthM: rays.depthM.subarray(a, b),
       pointIndex: rays.pointIndex.subarray(a, b),
+      originZM: rays.originZM?.subarray(a, b),
     };
     const r = await renderer.run({
       ...rayFeeds(sampleRays(cfg, chunk)),
