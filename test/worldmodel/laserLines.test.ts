@@ -3,27 +3,18 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_TOKENIZER_CONFIG } from '../../worldmodel/config.ts';
 import { LASER_BLOCKS, laserBlocksOf, raysFromLasers } from '../../worldmodel/laserLines.ts';
-import { type Rays, regionExitM, sampleRays } from '../../worldmodel/rays.ts';
+import { type Rays, raysFromPoints, regionExitM, sampleRays } from '../../worldmodel/rays.ts';
 import { freeSpaceLabels } from '../../worldmodel/tokenizerFeeds.ts';
 
+/** Rays to the given returns (all inside the tokenizer's region), from the origin. */
 function raysTo(points: [number, number, number][]): Rays {
-  const n = points.length;
-  const r: Rays = {
-    count: n,
-    dirX: new Float32Array(n),
-    dirY: new Float32Array(n),
-    dirZ: new Float32Array(n),
-    depthM: new Float32Array(n),
-    pointIndex: Int32Array.from(points.keys()),
-  };
-  points.forEach(([x, y, z], k) => {
-    const d = Math.hypot(x, y, z);
-    r.dirX[k] = x / d;
-    r.dirY[k] = y / d;
-    r.dirZ[k] = z / d;
-    r.depthM[k] = d;
+  const rays = raysFromPoints(DEFAULT_TOKENIZER_CONFIG, {
+    x: Float32Array.from(points, (p) => p[0]),
+    y: Float32Array.from(points, (p) => p[1]),
+    z: Float32Array.from(points, (p) => p[2]),
   });
-  return r;
+  expect(rays.count).toBe(points.length);
+  return rays;
 }
 
 describe('raysFromLasers', () => {
@@ -82,7 +73,7 @@ describe('sampleRays from a raised origin', () => {
         expect(raised.cornerWeight[i]).toBeCloseTo(low.cornerWeight[i], 5);
       }
     }
-    const up = raysTo([[3, 0, 4]]);
+    const up = raysTo([[1.5, 0, 2]]);
     const h = 0.4;
     expect(sampleRays(cfg, { ...up, originZM: Float32Array.of(h) }).exitM[0]).toBeCloseTo(
       Math.min((g.zMaxM - h) / 0.8, g.rangeM / 0.6),
