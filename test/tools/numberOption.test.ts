@@ -28,6 +28,17 @@ describe('numeric options', () => {
     );
   }, 30_000);
 
+  it('drivekit synth --beam-apex refuses the KITTI table for another sensor and a height out of range', async () => {
+    await expectOneLineFailure(
+      ['synth', '--out', 'none', '--frames', '1', '--lidar', 'vlp32', '--beam-apex', 'kitti'],
+      /--beam-apex: kitti is the HDL-64E's apex table; --lidar is vlp32/,
+    );
+    await expectOneLineFailure(
+      ['synth', '--out', 'none', '--frames', '1', '--beam-apex', '2'],
+      /--beam-apex: must be a number ≥ 0 and ≤ 1, got '2'/,
+    );
+  }, 30_000);
+
   it('drivekit discover --config with a bad value and a wrong type fails naming both', async () => {
     await expectOneLineFailure(
       ['discover', '--log', 'none', '--config', '{"cluster":{"voxelM":-1,"minPoints":"lots"}}'],
