@@ -11,14 +11,14 @@ export interface LaserBlock {
 }
 
 /**
- * Laser blocks of known sensors. `hdl64-kitti`: the Velodyne HDL-64E as KITTI gives its points, the upper block
- * (+2° … −8.33°) 0.198 m and the lower block (−8.83° … −24.9°) 0.121 m above the origin, as beamApex.ts fits them
- * on kitti-raw-78 and KITTI 0048 alike (the lower block's lasers at 0.116–0.126 m, here their median); the split
- * lies between the blocks' nearest lasers.
+ * Laser blocks of known sensors. `hdl64-kitti`: the Velodyne HDL-64E as KITTI gives its points, as beamApex.ts fits
+ * it on kitti-raw-78 and KITTI 0048 alike: the upper block 0.198 m above the origin, its lowest laser at −8.71°; the
+ * lower block 0.121 m (its lasers at 0.116–0.126 m, here their median), its highest at −9.03°. The split lies
+ * midway between those two lasers.
  */
 export const LASER_BLOCKS: Readonly<Record<string, readonly LaserBlock[]>> = {
   'hdl64-kitti': [
-    { heightM: 0.198, lowestElevationDeg: -8.6 },
+    { heightM: 0.198, lowestElevationDeg: -8.87 },
     { heightM: 0.121, lowestElevationDeg: -90 },
   ],
 };
