@@ -12,6 +12,7 @@ import { PAST_DT_S, rayDepthJob } from './rayDepthInputs.ts';
 import { createRayDepthPool, type RayDepthPool } from './rayDepthPool.ts';
 import {
   depthFromOutputs,
+  keepBelowElevationFor,
   keepLogRatioBelowFor,
   keepThresholdFor,
   type RayDepthHead,
@@ -50,6 +51,7 @@ export async function forecastLogRayDepth(
     );
   const keepThreshold = keepThresholdFor(head.card, log.meta.source);
   const keepBelow = keepLogRatioBelowFor(head.card, log.meta.source);
+  const keepBelowElevation = keepBelowElevationFor(head.card, log.meta.source);
   const pool = o.pool ?? createRayDepthPool(cfg, o.workers ?? coreCount());
   const cache = new Map<number, SensorPoints>();
   const records: ForecastRecord[] = [];
@@ -72,7 +74,15 @@ export async function forecastLogRayDepth(
       for (const { d, f, rays, inputs } of frames) {
         const { features, rt } = await inputs;
         const out = await head.outputs(features, rays.count);
-        const depth = depthFromOutputs(cfg, rays, rt.ground, out, keepThreshold, keepBelow);
+        const depth = depthFromOutputs(
+          cfg,
+          rays,
+          rt.ground,
+          out,
+          keepThreshold,
+          keepBelow,
+          keepBelowElevation,
+        );
         records.push({
           startFrame: t0,
           targetFrame: f,

@@ -195,7 +195,12 @@ export function rayDepth(
   return Math.max(minRangeM, Math.min(exitM, d));
 }
 
-/** rayDepth of every ray. */
+/** Whether a ray whose unit direction has z component `dirZ` points below `belowElevationDeg` (−90: never). */
+export function keptByElevation(dirZ: number, belowElevationDeg: number): boolean {
+  return belowElevationDeg > -90 && dirZ < Math.sin((belowElevationDeg * Math.PI) / 180);
+}
+
+/** rayDepth of every ray; a ray below `keepBelowElevationDeg` keeps the reference (−90: none does). */
 export function depthFromOutputs(
   cfg: TokenizerConfig,
   rays: Rays,
@@ -203,18 +208,21 @@ export function depthFromOutputs(
   out: RayDepthOutputs,
   keepThresholdLogit: number,
   keepLogRatioBelow = 0,
+  keepBelowElevationDeg = -90,
 ): Float32Array {
   const depth = new Float32Array(rays.count);
   for (let k = 0; k < rays.count; k++)
-    depth[k] = rayDepth(
-      cfg.render.minRangeM,
-      regionExitM(cfg, rays.dirX[k], rays.dirY[k], rays.dirZ[k]),
-      reference[k],
-      out.logRatio[k],
-      out.keepLogit[k],
-      keepThresholdLogit,
-      keepLogRatioBelow,
-    );
+    depth[k] = keptByElevation(rays.dirZ[k], keepBelowElevationDeg)
+      ? reference[k]
+      : rayDepth(
+          cfg.render.minRangeM,
+          regionExitM(cfg, rays.dirX[k], rays.dirY[k], rays.dirZ[k]),
+          reference[k],
+          out.logRatio[k],
+          out.keepLogit[k],
+          keepThresholdLogit,
+          keepLogRatioBelow,
+        );
   return depth;
 }
 
@@ -236,6 +244,12 @@ export interface RayDepthCard {
    * corrections), chosen on the real logs' validation rays; absent: 0 (none).
    */
   realKeepLogRatioBelow?: number;
+  /**
+   * On real sweeps, a ray pointing below this elevation (degrees) keeps the reference, chosen on the real logs'
+   * validation rays; absent: none. The head's sub-bin corrections lose to the nearest past point on a real
+   * sensor's near ground, where the same laser meets the same road again.
+   */
+  realKeepBelowElevationDeg?: number;
   [k: string]: unknown;
 }
 
@@ -249,6 +263,11 @@ export function keepThresholdFor(card: RayDepthCard, source: string | undefined)
 /** The dead zone a head applies to the sweeps of a log whose meta.source is `source` (0: none). */
 export function keepLogRatioBelowFor(card: RayDepthCard, source: string | undefined): number {
   return source !== 'synthetic' ? (card.realKeepLogRatioBelow ?? 0) : 0;
+}
+
+/** The elevation below which a head keeps the reference on the sweeps of a log from `source` (−90: none). */
+export function keepBelowElevationFor(card: RayDepthCard, source: string | undefined): number {
+  return source !== 'synthetic' ? (card.realKeepBelowElevationDeg ?? -90) : -90;
 }
 
 /** An exported head's ONNX bytes with its card replaced (the weights and graph untouched). */

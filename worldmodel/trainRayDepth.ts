@@ -19,6 +19,7 @@ import {
   RayDepthModel,
   type RayDepthModelConfig,
   type RayDepthOutputs,
+  keptByElevation,
   type RaySamples,
   rayDepth,
 } from './rayDepthModel.ts';
@@ -62,6 +63,8 @@ export interface TrainingRays extends RaySamples {
   reference: Float32Array;
   truth: Float32Array;
   exitM: Float32Array;
+  /** The true ray's unit direction's z component (the sine of its elevation). */
+  dirZ: Float32Array;
 }
 
 /** Samples of the given starts of a log (both horizons' protocol sweeps that fit). */
@@ -106,7 +109,16 @@ export async function rayDepthSamples(
         w[k] = ref[k] / 10;
         exitM[k] = regionExitM(cfg, rays.dirX[k], rays.dirY[k], rays.dirZ[k]);
       }
-      parts.push({ count: n, x: features, y, weight: w, reference: ref, truth: rays.depthM.slice(), exitM });
+      parts.push({
+        count: n,
+        x: features,
+        y,
+        weight: w,
+        reference: ref,
+        truth: rays.depthM.slice(),
+        exitM,
+        dirZ: rays.dirZ.slice(),
+      });
       onPair?.();
     }
   }
@@ -123,6 +135,7 @@ export function allocateTrainingRays(n: number): TrainingRays {
     reference: new Float32Array(n),
     truth: new Float32Array(n),
     exitM: new Float32Array(n),
+    dirZ: new Float32Array(n),
   };
 }
 
@@ -138,6 +151,7 @@ export function concatRays(parts: readonly TrainingRays[]): TrainingRays {
     out.reference.set(p.reference, o);
     out.truth.set(p.truth, o);
     out.exitM.set(p.exitM, o);
+    out.dirZ.set(p.dirZ, o);
     o += p.count;
   }
   return out;
@@ -164,26 +178,32 @@ export function baselineErrors(s: TrainingRays): DepthErrors {
   return errorsOf(Float64Array.from(s.truth, (t, k) => Math.abs(s.reference[k] - t)));
 }
 
-/** The head's |depth error| per ray of `s` with the gate at `keepThresholdLogit` (Infinity: never keeps). */
+/**
+ * The head's |depth error| per ray of `s` with the gate at `keepThresholdLogit` (Infinity: never keeps), the dead
+ * zone `keepLogRatioBelow` and the reference kept below `keepBelowElevationDeg` (−90: nowhere).
+ */
 export function headRayErrors(
   cfg: TokenizerConfig,
   s: TrainingRays,
   out: RayDepthOutputs,
   keepThresholdLogit: number,
   keepLogRatioBelow = 0,
+  keepBelowElevationDeg = -90,
 ): Float64Array {
   const min = cfg.render.minRangeM;
   return Float64Array.from(s.truth, (t, k) =>
     Math.abs(
-      rayDepth(
-        min,
-        s.exitM[k],
-        s.reference[k],
-        out.logRatio[k],
-        out.keepLogit[k],
-        keepThresholdLogit,
-        keepLogRatioBelow,
-      ) - t,
+      (keptByElevation(s.dirZ[k], keepBelowElevationDeg)
+        ? s.reference[k]
+        : rayDepth(
+            min,
+            s.exitM[k],
+            s.reference[k],
+            out.logRatio[k],
+            out.keepLogit[k],
+            keepThresholdLogit,
+            keepLogRatioBelow,
+          )) - t,
     ),
   );
 }
@@ -287,6 +307,31 @@ export function chooseKeepLogRatioBelow(
   const none = table[0];
   const pick = table.filter((r) => r.mean <= none.mean).reduce((a, b) => (b.median < a.median ? b : a));
   return { below: pick.below, table };
+}
+
+/** Elevations tried for real sweeps (degrees; a ray below keeps the reference; −90: none). */
+export const KEEP_BELOW_ELEVATION_DEG = [-90, -30, -25, -20, -17.5, -15, -12.5, -10, -8, -6, -4, -2, 0];
+
+/**
+ * The elevation below which real sweeps keep the reference, with the gate at `keepThresholdLogit` and the dead zone
+ * `keepLogRatioBelow`: the dead zone's rule (the least median error on `s` among the elevations whose mean error is no
+ * worse than with none). Where the head loses the median on real sweeps is the near ground; the rays it moves far,
+ * where its mean gain lies, are level.
+ */
+export function chooseKeepBelowElevation(
+  cfg: TokenizerConfig,
+  s: TrainingRays,
+  out: RayDepthOutputs,
+  keepThresholdLogit: number,
+  keepLogRatioBelow = 0,
+): { belowDeg: number; table: { belowDeg: number; mean: number; median: number }[] } {
+  const table = KEEP_BELOW_ELEVATION_DEG.map((belowDeg) => ({
+    belowDeg,
+    ...errorsOf(headRayErrors(cfg, s, out, keepThresholdLogit, keepLogRatioBelow, belowDeg)),
+  }));
+  const none = table[0];
+  const pick = table.filter((r) => r.mean <= none.mean).reduce((a, b) => (b.median < a.median ? b : a));
+  return { belowDeg: pick.belowDeg, table };
 }
 
 export interface RayDepthTrainInput {

@@ -9,6 +9,8 @@ import { DEFAULT_TOKENIZER_CONFIG } from '../../worldmodel/config.ts';
 import { RAY_FEATURE_COUNT } from '../../worldmodel/pastRayFeatures.ts';
 import { forecastLogRayDepth } from '../../worldmodel/rayDepthForecast.ts';
 import {
+  depthFromOutputs,
+  keepBelowElevationFor,
   keepLogRatioBelowFor,
   keepThresholdFor,
   RayDepthHead,
@@ -17,6 +19,7 @@ import {
 } from '../../worldmodel/rayDepthModel.ts';
 import {
   allocateTrainingRays,
+  chooseKeepBelowElevation,
   chooseKeepLogRatioBelow,
   chooseKeepThreshold,
   chooseRealKeepThreshold,
@@ -73,6 +76,48 @@ describe('the gate on real and simulated sweeps', () => {
     expect(at(0.05).median).toBeLessThan(at(0).median);
     expect(at(0.05).mean).toBeGreaterThan(at(0).mean);
     expect(costly.below).toBe(0);
+  });
+
+  it('keeps the reference on rays below an elevation, the least median at no cost in mean, on real sweeps only', () => {
+    const card = {
+      format: 'x',
+      features: 1,
+      pastSweeps: 3,
+      keepThresholdLogit: 0,
+      realKeepBelowElevationDeg: -10,
+    };
+    expect(keepBelowElevationFor(card, 'kitti')).toBe(-10);
+    expect(keepBelowElevationFor(card, 'synthetic')).toBe(-90);
+    expect(keepBelowElevationFor({ ...card, realKeepBelowElevationDeg: undefined }, 'kitti')).toBe(-90);
+    // Rays from −23° to +3° in 2° steps, 10 each (no ray on a tried elevation): on the ground (−7° and below) the
+    // reference is exact and the head 3 % long; above it the head is 1 % long and the reference 20 % short.
+    const elevations = Array.from({ length: 140 }, (_, k) => -23 + 2 * Math.floor(k / 10));
+    const n = elevations.length;
+    const s = allocateTrainingRays(n);
+    const out = { logRatio: new Float32Array(n), keepLogit: new Float32Array(n).fill(-10) };
+    const ground = (k: number) => elevations[k] <= -7;
+    for (let k = 0; k < n; k++) {
+      s.dirZ[k] = Math.sin((elevations[k] * Math.PI) / 180);
+      s.reference[k] = 10;
+      s.exitM[k] = 40;
+      out.logRatio[k] = ground(k) ? Math.log(1.03) : Math.log(12.12 / 10);
+      s.truth[k] = ground(k) ? 10 : 12;
+    }
+    const pick = chooseKeepBelowElevation(cfg, s, out, 0);
+    const at = (deg: number) => pick.table.find((r) => r.belowDeg === deg)!;
+    expect(pick.table[0]).toMatchObject({ belowDeg: -90 });
+    expect(at(-90).median).toBeCloseTo(0.3, 4);
+    // Keeping the reference below −8° makes 80 of the 140 errors 0, and the median: the first elevation to do so.
+    expect(at(-8).median).toBe(0);
+    expect(at(-10).median).toBeGreaterThan(0);
+    expect(pick.belowDeg).toBe(-8);
+    // Keeping level rays too (below 0°) would give up the head's corrections there: a worse mean than none.
+    expect(at(0).median).toBe(0);
+    expect(at(0).mean).toBeGreaterThan(at(-90).mean);
+    // The forecast applies the same rule per ray.
+    const rays = { count: n, dirX: new Float32Array(n).fill(1), dirY: new Float32Array(n), dirZ: s.dirZ };
+    const depth = depthFromOutputs(cfg, rays as never, s.reference, out, 0, 0, -6);
+    for (let k = 0; k < n; k++) expect(depth[k]).toBeCloseTo(ground(k) ? 10 : 12.12, 4);
   });
 
   it('repeats the training rays of real logs and chooses their gate on their validation rays alone', async () => {

@@ -1,7 +1,8 @@
 // A trained ray-depth head given its gate for real sweeps, chosen on the validation starts of the real logs of the
-// head's own split: a threshold (the trainer's rule, as --real-gate) or a dead zone (chooseKeepLogRatioBelow's rule).
+// head's own split: a threshold (the trainer's rule, as --real-gate), a dead zone (chooseKeepLogRatioBelow's rule) or
+// an elevation below which the reference is kept (chooseKeepBelowElevation's rule).
 // Run: node --import tsx tools/models/gateRayDepth.ts --model <raydepth.onnx> --logs <dir> --out <dir>
-// [--choose threshold|dead-zone] [--tokenizer <dir>]
+// [--choose threshold|dead-zone|elevation] [--tokenizer <dir>]
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../../core/atomic.ts';
@@ -9,6 +10,7 @@ import { InputError } from '../../core/errors.ts';
 import { coreCount } from '../../core/workers.ts';
 import { LogReader } from '../../datasets/logstore.ts';
 import {
+  keepLogRatioBelowFor,
   keepThresholdFor,
   type RayDepthCard,
   RayDepthHead,
@@ -18,6 +20,7 @@ import { createRayDepthPool } from '../../worldmodel/rayDepthPool.ts';
 import { ENCODER_FILE, readTokenizerSpec } from '../../worldmodel/tokenizerModel.ts';
 import {
   baselineErrors,
+  chooseKeepBelowElevation,
   chooseKeepLogRatioBelow,
   chooseRealKeepThreshold,
   concatRays,
@@ -33,12 +36,14 @@ import { checkReportFlags, isMain } from '../report/reportFlags.ts';
 import { validationStarts } from '../report/rayDepthValidation.ts';
 
 const USAGE = `usage: node --import tsx tools/models/gateRayDepth.ts --model <raydepth.onnx> --logs <dir> --out <dir>
-  [--choose threshold|dead-zone] [--tokenizer <dir>]
+  [--choose threshold|dead-zone|elevation] [--tokenizer <dir>]
 Chooses the head's gate for real sweeps on the validation starts of the real logs of its card's split (read from
 <dir>/<name>), and writes the head with that card to <out>/raydepth.onnx and card.json: 'threshold' (default)
 its gate threshold (realKeepThresholdLogit), by train-ray-depth's rule; 'dead-zone' the |log ratio| below which the
 reference is kept too (realKeepLogRatioBelow: the least median error among the zones whose mean is no worse than
-without one), the threshold left as it is. Synthetic logs keep the card's gate.`;
+without one), the threshold left as it is; 'elevation' the elevation below which a ray keeps the reference
+(realKeepBelowElevationDeg, by the dead zone's rule), the threshold and dead zone left as they are. Synthetic logs
+keep the card's gate.`;
 
 /** The card with a real-sweep dead zone chosen on the real validation rays `rays` (gate at the real threshold). */
 export async function cardWithRealDeadZone(
@@ -64,6 +69,37 @@ export async function cardWithRealDeadZone(
       real: {
         rays: rays.count,
         headL1M: errorsOf(headRayErrors(cfg, rays, out, threshold, pick.below)),
+        rayTraceGroundL1M: baselineErrors(rays),
+      },
+    },
+  };
+}
+
+/** The card with a real-sweep elevation rule chosen on the real validation rays `rays` (gate and zone as they are). */
+export async function cardWithRealElevationKeep(
+  head: RayDepthHead,
+  cfg: Parameters<typeof chooseRealKeepThreshold>[0],
+  rays: TrainingRays,
+  command: string,
+): Promise<RayDepthCard> {
+  const threshold = keepThresholdFor(head.card, 'real');
+  const below = keepLogRatioBelowFor(head.card, 'real');
+  const out = await head.outputs(rays.x, rays.count);
+  const pick = chooseKeepBelowElevation(cfg, rays, out, threshold, below);
+  const validation = (head.card.validation ?? {}) as Record<string, unknown>;
+  return {
+    ...head.card,
+    realKeepBelowElevationDeg: pick.belowDeg,
+    realElevationTable: pick.table,
+    realElevationKeep: {
+      rule: 'the least median among elevations whose mean is no worse than none, on the real logs’ validation starts alone, the weights unchanged',
+      command,
+    },
+    validation: {
+      ...validation,
+      real: {
+        rays: rays.count,
+        headL1M: errorsOf(headRayErrors(cfg, rays, out, threshold, below, pick.belowDeg)),
         rayTraceGroundL1M: baselineErrors(rays),
       },
     },
@@ -126,37 +162,47 @@ if (isMain(import.meta.url)) {
       }
     }
     const choose = arg('--choose') ?? 'threshold';
-    if (choose !== 'threshold' && choose !== 'dead-zone')
-      throw new InputError('--choose', `'${choose}' is not threshold or dead-zone`);
+    if (choose !== 'threshold' && choose !== 'dead-zone' && choose !== 'elevation')
+      throw new InputError('--choose', `'${choose}' is not threshold, dead-zone or elevation`);
     const command = `node --import tsx tools/models/gateRayDepth.ts --model ${file} --logs ${logsDir} --out ${out} --choose ${choose}`;
     if (parts.length === 0)
       throw new InputError(file, 'its split holds no real log: nothing to choose a real-sweep gate on');
     const card =
       choose === 'threshold'
         ? await cardWithRealGate(head, cfg, parts, command)
-        : await cardWithRealDeadZone(
-            head,
-            cfg,
-            concatRays(parts.map((p) => p.rays)),
-            command,
-          );
+        : choose === 'dead-zone'
+          ? await cardWithRealDeadZone(head, cfg, concatRays(parts.map((p) => p.rays)), command)
+          : await cardWithRealElevationKeep(head, cfg, concatRays(parts.map((p) => p.rays)), command);
     if (!card) throw new InputError(file, 'its split holds no real log: nothing to choose a real-sweep gate on');
     fs.mkdirSync(out, { recursive: true });
     await writeFileAtomic(path.join(out, 'raydepth.onnx'), withRayDepthCard(new Uint8Array(fs.readFileSync(file)), card));
     await writeFileAtomic(path.join(out, 'card.json'), `${JSON.stringify(card, null, 1)}\n`);
     const real = (card.validation as { real: { rays: number; headL1M: { mean: number; median: number }; rayTraceGroundL1M: { mean: number; median: number } } }).real;
     const f = (e: { mean: number; median: number }) => `${e.mean.toFixed(4)} / ${e.median.toFixed(4)}`;
-    const rows = (card.realGateTable ?? card.realDeadZoneTable) as {
+    const rows = (
+      choose === 'threshold'
+        ? card.realGateTable
+        : choose === 'dead-zone'
+          ? card.realDeadZoneTable
+          : card.realElevationTable
+    ) as {
       threshold?: number | string;
       below?: number;
+      belowDeg?: number;
       mean: number;
       median: number;
     }[];
+    const what = { threshold: 'gate logit', 'dead-zone': '|log ratio| below', elevation: 'elevation below (°)' }[choose];
+    const chosen = {
+      threshold: card.realKeepThresholdLogit,
+      'dead-zone': card.realKeepLogRatioBelow,
+      elevation: card.realKeepBelowElevationDeg,
+    }[choose];
     process.stdout.write(
       `real validation rays: ${real.rays}; ray-trace ${f(real.rayTraceGroundL1M)} m\n` +
-        `| ${choose === 'threshold' ? 'gate logit' : '|log ratio| below'} | mean / median L1 (m) |\n|---:|---|\n` +
-        rows.map((r) => `| ${r.threshold ?? r.below} | ${f(r)} |`).join('\n') +
-        `\nchosen for real sweeps: ${choose === 'threshold' ? card.realKeepThresholdLogit : card.realKeepLogRatioBelow} ` +
+        `| ${what} | mean / median L1 (m) |\n|---:|---|\n` +
+        rows.map((r) => `| ${r.threshold ?? r.below ?? r.belowDeg} | ${f(r)} |`).join('\n') +
+        `\nchosen for real sweeps: ${chosen} ` +
         `(head: ${f(real.headL1M)} m); wrote ${out}/raydepth.onnx, card.json\n`,
     );
   } finally {

@@ -13,7 +13,9 @@ import { protocolOffsets, truthRays } from '../../worldmodel/forecastProtocol.ts
 import { rayDepthInputs } from '../../worldmodel/rayDepthInputs.ts';
 import {
   depthFromOutputs,
+  keepBelowElevationFor,
   keepLogRatioBelowFor,
+  keptByElevation,
   keepThresholdFor,
   RayDepthHead,
 } from '../../worldmodel/rayDepthModel.ts';
@@ -63,6 +65,7 @@ export async function rayDepthErrors(
   };
   const keepThreshold = keepThresholdFor(head.card, log.meta.source);
   const keepBelow = keepLogRatioBelowFor(head.card, log.meta.source);
+  const keepBelowElevation = keepBelowElevationFor(head.card, log.meta.source);
   for (const t0 of starts) {
     if (t0 + offsets[offsets.length - 1] >= log.frameCount)
       throw new InputError(log.dir, `start ${t0} has no 1 s ahead in ${log.frameCount} frames`);
@@ -71,12 +74,15 @@ export async function rayDepthErrors(
       const rays = truthRays(cfg, (await log.readFrame(t0 + d)).points, sensorOrigin(log.meta), rayStride);
       const { features, rt } = await rayDepthInputs(log, cfg, t0, t0 + d, head.card.pastSweeps, rays, cache);
       const out = await head.outputs(features, rays.count);
-      const depth = depthFromOutputs(cfg, rays, rt.ground, out, keepThreshold, keepBelow);
+      const depth = depthFromOutputs(cfg, rays, rt.ground, out, keepThreshold, keepBelow, keepBelowElevation);
       for (let k = 0; k < rays.count; k++) {
         const truth = rays.depthM[k];
         const eRt = Math.abs(rt.ground[k] - truth);
         const eHead = Math.abs(depth[k] - truth);
-        const kept = out.keepLogit[k] >= keepThreshold || Math.abs(out.logRatio[k]) < keepBelow;
+        const kept =
+          out.keepLogit[k] >= keepThreshold ||
+          Math.abs(out.logRatio[k]) < keepBelow ||
+          keptByElevation(rays.dirZ[k], keepBelowElevation);
         add('all', eRt, eHead, kept);
         add(`reference ${referenceBand(rt.ground[k])}`, eRt, eHead, kept);
         add(rays.dirZ[k] < -0.05 ? 'looking down' : 'level or up', eRt, eHead, kept);

@@ -10,7 +10,12 @@ import { writeFileAtomicSync } from '../../core/atomic.ts';
 import { InputError } from '../../core/errors.ts';
 import { LogReader } from '../../datasets/logstore.ts';
 import type { TokenizerConfig } from '../../worldmodel/config.ts';
-import { keepLogRatioBelowFor, keepThresholdFor, RayDepthHead } from '../../worldmodel/rayDepthModel.ts';
+import {
+  keepBelowElevationFor,
+  keepLogRatioBelowFor,
+  keepThresholdFor,
+  RayDepthHead,
+} from '../../worldmodel/rayDepthModel.ts';
 import { createRayDepthPool } from '../../worldmodel/rayDepthPool.ts';
 import { ENCODER_FILE, readTokenizerSpec } from '../../worldmodel/tokenizerModel.ts';
 import {
@@ -68,6 +73,7 @@ export async function scoreOnValidation(
           await h.outputs(s.x, s.count),
           keepThresholdFor(h.card, log.meta.source),
           keepLogRatioBelowFor(h.card, log.meta.source),
+          keepBelowElevationFor(h.card, log.meta.source),
         );
         headParts[k].push(err);
         scored.push(errorsOf(err));
