@@ -8,6 +8,7 @@ import { printJson } from '../cliOptions.ts';
 import { InputError } from '../../core/errors.ts';
 import { createProgress } from '../../core/progress.ts';
 import { longtailFromSpec, scenariosFromSpec } from '../../simulation/training/scenarioSpec.ts';
+import { withLoggedGoals } from '../../simulation/training/loggedGoals.ts';
 import { prepareScenarioSources } from '../../simulation/scenarioSources.ts';
 import { DEFAULT_REWARD } from '../../simulation/training/reward.ts';
 import {
@@ -44,6 +45,7 @@ export interface TrainAgentsCliOptions {
   betaRounds?: number;
   logDemoShare?: number;
   cyclistRepeat?: number;
+  loggedGoals?: number;
   rlRecipe?: string;
   expertCatchUp?: number;
   expertStartWaits?: boolean;
@@ -150,7 +152,14 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
   await prepareScenarioSources(opts.scenarios);
   if (opts.evalScenarios) await prepareScenarioSources(opts.evalScenarios);
   const load = createProgress('scenarios', 0, { silent: opts.json });
-  const scenarios = scenariosFromSpec(opts.scenarios, '--scenarios', () => load.tick());
+  if (opts.loggedGoals !== undefined && !(opts.loggedGoals >= 0 && opts.loggedGoals <= 1))
+    throw new InputError('--logged-goals', `must be a share in [0, 1], got ${opts.loggedGoals}`);
+  const given = scenariosFromSpec(opts.scenarios, '--scenarios', () => load.tick());
+  // Towns give a goal to their ego alone; real scenarios give every agent its last logged position.
+  const scenarios =
+    opts.loggedGoals !== undefined
+      ? given.map((s) => withLoggedGoals(s, opts.loggedGoals!, opts.seed))
+      : given;
   const evalScenarios = opts.evalScenarios ? scenariosFromSpec(opts.evalScenarios, '--eval-scenarios') : [];
   const longtail = opts.longtail ? longtailFromSpec(opts.longtail, opts.seed) : [];
   load.stop();
@@ -429,6 +438,11 @@ export function register(program: Command): void {
       '--beta-rounds <n>',
       `DAgger rounds over which the expert's share of executed actions falls from 1 to 0; 0 = the learner drives from the start (default: ${DEFAULT_TRAIN_AGENTS.dagger.betaRounds})`,
       intOption('--beta-rounds', 0),
+    )
+    .option(
+      '--logged-goals <x>',
+      "share of the training scenarios' agents without a goal that get their last logged position as goal, as the real scenarios give every agent (towns give their ego alone one) (default: none)",
+      numberOption('--logged-goals', { min: 0, max: 1 }),
     )
     .option(
       '--log-demo-share <x>',
