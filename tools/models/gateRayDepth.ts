@@ -55,7 +55,6 @@ export async function cardWithRealDeadZone(
   const threshold = keepThresholdFor(head.card, 'real');
   const out = await head.outputs(rays.x, rays.count);
   const pick = chooseKeepLogRatioBelow(cfg, rays, out, threshold);
-  const validation = (head.card.validation ?? {}) as Record<string, unknown>;
   return {
     ...head.card,
     realKeepLogRatioBelow: pick.below,
@@ -64,14 +63,19 @@ export async function cardWithRealDeadZone(
       rule: 'the least median among dead zones whose mean is no worse than none, on the real logs’ validation starts alone, the weights unchanged',
       command,
     },
-    validation: {
-      ...validation,
-      real: {
-        rays: rays.count,
-        headL1M: errorsOf(headRayErrors(cfg, rays, out, threshold, pick.below)),
-        rayTraceGroundL1M: baselineErrors(rays),
-      },
-    },
+    validation: withRealValidation(head.card, rays, headRayErrors(cfg, rays, out, threshold, pick.below)),
+  };
+}
+
+/** The card's validation figures with the real rays' ones (the head's per-ray errors `headErrors`) added. */
+function withRealValidation(
+  card: RayDepthCard,
+  rays: TrainingRays,
+  headErrors: Float64Array,
+): Record<string, unknown> {
+  return {
+    ...((card.validation ?? {}) as Record<string, unknown>),
+    real: { rays: rays.count, headL1M: errorsOf(headErrors), rayTraceGroundL1M: baselineErrors(rays) },
   };
 }
 
@@ -86,7 +90,6 @@ export async function cardWithRealElevationKeep(
   const below = keepLogRatioBelowFor(head.card, 'real');
   const out = await head.outputs(rays.x, rays.count);
   const pick = chooseKeepBelowElevation(cfg, rays, out, threshold, below);
-  const validation = (head.card.validation ?? {}) as Record<string, unknown>;
   return {
     ...head.card,
     realKeepBelowElevationDeg: pick.belowDeg,
@@ -95,14 +98,11 @@ export async function cardWithRealElevationKeep(
       rule: 'the least median among elevations whose mean is no worse than none, on the real logs’ validation starts alone, the weights unchanged',
       command,
     },
-    validation: {
-      ...validation,
-      real: {
-        rays: rays.count,
-        headL1M: errorsOf(headRayErrors(cfg, rays, out, threshold, below, pick.belowDeg)),
-        rayTraceGroundL1M: baselineErrors(rays),
-      },
-    },
+    validation: withRealValidation(
+      head.card,
+      rays,
+      headRayErrors(cfg, rays, out, threshold, below, pick.belowDeg),
+    ),
   };
 }
 
