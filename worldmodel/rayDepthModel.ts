@@ -195,9 +195,12 @@ export function rayDepth(
   return Math.max(minRangeM, Math.min(exitM, d));
 }
 
-/** Whether a ray whose unit direction has z component `dirZ` points below `belowElevationDeg` (−90: never). */
-export function keptByElevation(dirZ: number, belowElevationDeg: number): boolean {
-  return belowElevationDeg > -90 && dirZ < Math.sin((belowElevationDeg * Math.PI) / 180);
+/**
+ * The unit-direction z below which a ray points lower than `belowElevationDeg`: rays with dirZ below it keep the
+ * reference (−90°: −Infinity, none does). Computed once per sweep, not per ray.
+ */
+export function keepBelowDirZ(belowElevationDeg: number): number {
+  return belowElevationDeg > -90 ? Math.sin((belowElevationDeg * Math.PI) / 180) : -Infinity;
 }
 
 /** rayDepth of every ray; a ray below `keepBelowElevationDeg` keeps the reference (−90: none does). */
@@ -211,18 +214,20 @@ export function depthFromOutputs(
   keepBelowElevationDeg = -90,
 ): Float32Array {
   const depth = new Float32Array(rays.count);
+  const belowDirZ = keepBelowDirZ(keepBelowElevationDeg);
   for (let k = 0; k < rays.count; k++)
-    depth[k] = keptByElevation(rays.dirZ[k], keepBelowElevationDeg)
-      ? reference[k]
-      : rayDepth(
-          cfg.render.minRangeM,
-          regionExitM(cfg, rays.dirX[k], rays.dirY[k], rays.dirZ[k]),
-          reference[k],
-          out.logRatio[k],
-          out.keepLogit[k],
-          keepThresholdLogit,
-          keepLogRatioBelow,
-        );
+    depth[k] =
+      rays.dirZ[k] < belowDirZ
+        ? reference[k]
+        : rayDepth(
+            cfg.render.minRangeM,
+            regionExitM(cfg, rays.dirX[k], rays.dirY[k], rays.dirZ[k]),
+            reference[k],
+            out.logRatio[k],
+            out.keepLogit[k],
+            keepThresholdLogit,
+            keepLogRatioBelow,
+          );
   return depth;
 }
 

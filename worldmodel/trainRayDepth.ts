@@ -19,7 +19,7 @@ import {
   RayDepthModel,
   type RayDepthModelConfig,
   type RayDepthOutputs,
-  keptByElevation,
+  keepBelowDirZ,
   type RaySamples,
   rayDepth,
 } from './rayDepthModel.ts';
@@ -191,9 +191,10 @@ export function headRayErrors(
   keepBelowElevationDeg = -90,
 ): Float64Array {
   const min = cfg.render.minRangeM;
+  const belowDirZ = keepBelowDirZ(keepBelowElevationDeg);
   return Float64Array.from(s.truth, (t, k) =>
     Math.abs(
-      (keptByElevation(s.dirZ[k], keepBelowElevationDeg)
+      (s.dirZ[k] < belowDirZ
         ? s.reference[k]
         : rayDepth(
             min,

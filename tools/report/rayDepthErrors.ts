@@ -15,7 +15,7 @@ import {
   depthFromOutputs,
   keepBelowElevationFor,
   keepLogRatioBelowFor,
-  keptByElevation,
+  keepBelowDirZ,
   keepThresholdFor,
   RayDepthHead,
 } from '../../worldmodel/rayDepthModel.ts';
@@ -66,6 +66,7 @@ export async function rayDepthErrors(
   const keepThreshold = keepThresholdFor(head.card, log.meta.source);
   const keepBelow = keepLogRatioBelowFor(head.card, log.meta.source);
   const keepBelowElevation = keepBelowElevationFor(head.card, log.meta.source);
+  const belowDirZ = keepBelowDirZ(keepBelowElevation);
   for (const t0 of starts) {
     if (t0 + offsets[offsets.length - 1] >= log.frameCount)
       throw new InputError(log.dir, `start ${t0} has no 1 s ahead in ${log.frameCount} frames`);
@@ -82,7 +83,7 @@ export async function rayDepthErrors(
         const kept =
           out.keepLogit[k] >= keepThreshold ||
           Math.abs(out.logRatio[k]) < keepBelow ||
-          keptByElevation(rays.dirZ[k], keepBelowElevation);
+          rays.dirZ[k] < belowDirZ;
         add('all', eRt, eHead, kept);
         add(`reference ${referenceBand(rt.ground[k])}`, eRt, eHead, kept);
         add(rays.dirZ[k] < -0.05 ? 'looking down' : 'level or up', eRt, eHead, kept);
