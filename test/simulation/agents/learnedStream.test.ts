@@ -92,17 +92,23 @@ describe('learned agent inference, streamed in chunks', () => {
     const keys = Uint32Array.from(agents, (g) => (g * 40503 + 17) >>> 0);
     const chunks = Math.ceil(n / inference.chunkRows);
     expect(chunks).toBeGreaterThan(3);
+    let pickedHere = 0;
     for (const [mode, temperature] of [
       ['sample', 1],
       ['sample', 0.6],
       ['argmax', 1],
     ] as const) {
-      // Every row written before `finish`: the worker leaves all but the last chunk to this thread.
+      // Every row written before `finish`: the worker leaves to this thread the chunks it has not picked by the
+      // time this thread waits — all but the last on an idle machine, fewer when this thread is descheduled
+      // meanwhile (a loaded CI runner), never the last.
       const before = inference.chunksPickedHere;
       const buf = inference.begin(n, { mode, keys, step: 3, temperature });
       buf.set(obs);
       const logits = inference.finish();
-      expect(inference.chunksPickedHere - before).toBe(chunks - 1);
+      const here = inference.chunksPickedHere - before;
+      expect(here).toBeGreaterThanOrEqual(0);
+      expect(here).toBeLessThanOrEqual(chunks - 1);
+      pickedHere += here;
       const want = { action: new Int32Array(n), logp: new Float32Array(n) };
       const u = (q: number) => uniformAt(keys[q], 3, 11);
       selectActions(logits.slice(), n, bins.count, mode, u, want.action, want.logp, temperature);
@@ -110,5 +116,7 @@ describe('learned agent inference, streamed in chunks', () => {
       expect(Array.from(got.action)).toEqual(Array.from(want.action));
       expect(Array.from(got.logp)).toEqual(Array.from(want.logp));
     }
+    // The path under test ran: this thread picked chunks in at least one of the three steps.
+    expect(pickedHere).toBeGreaterThan(0);
   }, 300_000);
 });
