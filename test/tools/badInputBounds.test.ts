@@ -1,7 +1,8 @@
 // Bad input gets a clear error and leaves nothing behind: every count and size option and config value is
 // bounded and checked with its name (exit 2), an unknown import format is a usage error, a truncated AV2
 // feather is named as truncated, a wrong-shaped agent ONNX beside a valid metadata JSON is refused at load, and
-// train-agents refuses steering, heads or crossing slots that do not fit its observation or its --init model.
+// train-agents refuses steering, heads or crossing slots that do not fit its observation or its --init model,
+// and a long-tail share without the recipe or the long-tail scenarios it draws from.
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -140,6 +141,15 @@ describe('bad input files and formats', () => {
     await expectOneLineFailure(
       [...base, '--crossings', '2', '--observation', '1'],
       /^drivekit( [a-z-]+)?: --crossings: is an option of the expert block: use --observation 2/,
+    );
+    await expectOneLineFailure(
+      [...base, '--longtail', 'cut-in:1', '--longtail-share', '0.5'],
+      /^drivekit( [a-z-]+)?: --longtail-share: is part of the RL recipe: use --mode ppo or rtr with --rl-recipe full/,
+    );
+    const rtr = [...base.slice(0, 2), 'rtr', ...base.slice(3), '--rl-recipe', 'full'];
+    await expectOneLineFailure(
+      [...rtr, '--longtail-share', '0.5'],
+      /^drivekit( [a-z-]+)?: --longtail-share: needs long-tail scenarios to draw from: give --longtail/,
     );
     expect(fs.readdirSync(root)).toEqual([]);
   }, 30_000);

@@ -47,6 +47,7 @@ export interface TrainAgentsCliOptions {
   cyclistRepeat?: number;
   loggedGoals?: number;
   rlRecipe?: string;
+  longtailShare?: number;
   expertCatchUp?: number;
   expertStartWaits?: boolean;
   expertLeaderOnRoute?: boolean;
@@ -112,6 +113,13 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
   if (opts.rlRecipe !== undefined && mode !== 'ppo' && mode !== 'rtr')
     throw new InputError('--rl-recipe', 'is a PPO / RTR option: use --mode ppo or rtr');
   const full = recipe === 'full';
+  if (opts.longtailShare !== undefined && !full)
+    throw new InputError(
+      '--longtail-share',
+      'is part of the RL recipe: use --mode ppo or rtr with --rl-recipe full',
+    );
+  if (opts.longtailShare !== undefined && !opts.longtail)
+    throw new InputError('--longtail-share', 'needs long-tail scenarios to draw from: give --longtail');
   for (const [flag, given] of [
     ['--expert-catch-up', opts.expertCatchUp !== undefined],
     ['--expert-start-waits', opts.expertStartWaits === true],
@@ -191,6 +199,7 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
       dual,
       rl: {
         ...recipeBase,
+        ...(opts.longtailShare !== undefined ? { longtailShare: opts.longtailShare } : {}),
         closedLoop: {
           ...recipeBase.closedLoop,
           ...(expertGiven ? { expert: expertCfg } : {}),
@@ -457,6 +466,11 @@ export function register(program: Command): void {
     .option(
       '--rl-recipe <recipe>',
       "ppo/rtr: basic (default) or full — imitation on the policy's own states labelled by the log-conditioned expert, bootstrap at the time limit, scaled returns, 25 % long-tail scenarios, dual ascent on a smoothed infraction rate with step 2, a separate value network",
+    )
+    .option(
+      '--longtail-share <x>',
+      `ppo/rtr with --rl-recipe full: share of each iteration's scenarios drawn from --longtail (default: ${FULL_RL.longtailShare})`,
+      numberOption('--longtail-share', { min: 0, max: 1 }),
     )
     .option(
       '--expert-catch-up <s>',
