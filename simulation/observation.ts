@@ -45,6 +45,11 @@ export interface ObservationConfig {
    */
   probeMergeYield?: boolean;
   /**
+   * The probe measures predicted conflicts in the plan point's frame (IdmAgentConfig.planFrameExtents), as
+   * the log expert with that option labels. Absent: false, as in every model trained before it.
+   */
+  probePlanFrameExtents?: boolean;
+  /**
    * The expert block carries no history: last acceleration and yaw rate 0, the speeds 0.5 s and 1 s ago the
    * current speed. A policy that sees its own recent standstill learns to stay standing (the copycat
    * problem of imitation from histories; Wen et al., NeurIPS 2020). Absent: false, as in every model trained
@@ -131,6 +136,7 @@ export class Observer {
             {
               leaderOnRoute: this.cfg.leaderOnRoute === true,
               mergeYield: this.cfg.probeMergeYield === true,
+              planFrameExtents: this.cfg.probePlanFrameExtents === true,
               // An infinite gain: no lane ever offers enough to change to it.
               ...(this.cfg.probeHoldsLane === true ? { laneChangeGainMps2: Infinity } : {}),
             },

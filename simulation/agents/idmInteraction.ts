@@ -170,14 +170,27 @@ function yieldToPredicted(
   const jvx = env.vx[j];
   const jvy = env.vy[j];
   const rj = hw + cfg.corridorMarginM;
+  const planFrame = cfg.planFrameExtents;
+  let huK = hu;
+  const cj = planFrame ? Math.cos(env.yaw[j]) : 0;
+  const sj = planFrame ? Math.sin(env.yaw[j]) : 0;
   for (let k = 0; k < plan.count; k++) {
     const tau = (k + 1) * cfg.yieldStepS;
     const hh = plan.yaw[k];
     const ex = env.x[j] + jvx * tau - plan.x[k];
     const ey = env.y[j] + jvy * tau - plan.y[k];
-    const along = ex * Math.cos(hh) + ey * Math.sin(hh);
-    const across = Math.abs(-ex * Math.sin(hh) + ey * Math.cos(hh));
-    if (across > Wg / 2 + rj) continue;
+    const ck = Math.cos(hh);
+    const sk = Math.sin(hh);
+    const along = ex * ck + ey * sk;
+    const across = Math.abs(-ex * sk + ey * ck);
+    if (planFrame) {
+      // j's extents in this plan point's frame (IdmAgentConfig.planFrameExtents).
+      const cr = Math.abs(cj * ck + sj * sk);
+      const sr = Math.abs(sj * ck - cj * sk);
+      huK = (env.length[j] / 2) * cr + (env.width[j] / 2) * sr;
+      const hwK = (env.length[j] / 2) * sr + (env.width[j] / 2) * cr;
+      if (across > Wg / 2 + hwK + cfg.corridorMarginM) continue;
+    } else if (across > Wg / 2 + rj) continue;
     if (cosDh > 0.7) {
       // Same direction, entering my lane ahead of me (cut-in, merge): it is my leader from now
       // on. One still beside me is left alone (braking hard would not help), unless the merge has a rule:
@@ -187,21 +200,21 @@ function yieldToPredicted(
           st.accel = Math.min(st.accel, idmAcceleration(idm, v, MERGE_GAP_M, v - vj));
         break;
       }
-      if (along < -(Lg / 2 + hu)) continue;
+      if (along < -(Lg / 2 + huK)) continue;
       st.accel = Math.min(st.accel, idmAcceleration(idm, v, gap, v - vj));
     } else {
       // Overlap in my predicted frame: along ±(L/2 + j's extent + 1 m).
-      if (Math.abs(along) > Lg / 2 + hu + 1) continue;
+      if (Math.abs(along) > Lg / 2 + huK + 1) continue;
       // Crossing or oncoming: I go first only if I clear the conflict a second before j gets
       // there; pedestrians and cyclists always have the way. A stopped car on my path is
       // simply an obstacle there.
       const d = vPlan * tau;
       const distJ = Math.hypot(plan.x[k] - env.x[j], plan.y[k] - env.y[j]);
       const tJ = distJ / Math.max(Math.hypot(jvx, jvy), 0.1);
-      const clearS = (Lg + 2 * hu) / vPlan;
+      const clearS = (Lg + 2 * huK) / vPlan;
       const vulnerable = env.typeCode[j] === TYPE_CODE.pedestrian || env.typeCode[j] === TYPE_CODE.cyclist;
       if (vulnerable || tau + clearS + 1 > tJ)
-        st.accel = Math.min(st.accel, idmStopAcceleration(idm, v, d - Lg / 2 - hu - 1));
+        st.accel = Math.min(st.accel, idmStopAcceleration(idm, v, d - Lg / 2 - huK - 1));
     }
     break;
   }

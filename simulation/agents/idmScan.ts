@@ -168,6 +168,7 @@ export function scanNeighbours(
   const margin = cfg.corridorMarginM;
   const leaderOnRoute = cfg.leaderOnRoute;
   const mergeYield = cfg.mergeYield;
+  const planFrame = cfg.planFrameExtents;
   const laneW = st.laneW;
   const occlusion = cfg.occlusion;
   const pedestrian = TYPE_CODE.pedestrian;
@@ -243,6 +244,9 @@ export function scanNeighbours(
         const xj = X[j];
         const yj = Y[j];
         const acrossMax = halfWg + rj;
+        const cj = planFrame ? Math.cos(YAW[j]) : 0;
+        const sj = planFrame ? Math.sin(YAW[j]) : 0;
+        let huK = hu;
         for (let k = 0; k < plan.count; k++) {
           const tau = (k + 1) * cfg.yieldStepS;
           const ex = xj + jvx * tau - plan.x[k];
@@ -251,24 +255,30 @@ export function scanNeighbours(
           const sk = sc.planSin[k];
           const along = ex * ck + ey * sk;
           const across = Math.abs(-ex * sk + ey * ck);
-          if (across > acrossMax) continue;
+          if (planFrame) {
+            const cr = Math.abs(cj * ck + sj * sk);
+            const sr = Math.abs(sj * ck - cj * sk);
+            huK = (lj / 2) * cr + (wj / 2) * sr;
+            const hwK = (lj / 2) * sr + (wj / 2) * cr;
+            if (across > halfWg + hwK + margin) continue;
+          } else if (across > acrossMax) continue;
           if (cosDh > 0.7) {
             if (gap <= 0) {
               if (mergeYield && (u > 0 || (u === 0 && j < g)))
                 st.accel = Math.min(st.accel, accelBehind(sc, v, MERGE_GAP_M, v - vj));
               break;
             }
-            if (along < -(halfLg + hu)) continue;
+            if (along < -(halfLg + huK)) continue;
             st.accel = Math.min(st.accel, accelBehind(sc, v, gap, v - vj));
           } else {
-            if (Math.abs(along) > halfLg + hu + 1) continue;
+            if (Math.abs(along) > halfLg + huK + 1) continue;
             const d = st.vPlan * tau;
             const distJ = Math.hypot(plan.x[k] - xj, plan.y[k] - yj);
             const tJ = distJ / Math.max(Math.hypot(jvx, jvy), 0.1);
-            const clearS = (Lg + 2 * hu) / st.vPlan;
+            const clearS = (Lg + 2 * huK) / st.vPlan;
             const vulnerable = TYPE[j] === pedestrian || TYPE[j] === cyclist;
             if (vulnerable || tau + clearS + 1 > tJ)
-              st.accel = Math.min(st.accel, accelBehind(sc, v, Math.max(0.01, d - Lg / 2 - hu - 1), v));
+              st.accel = Math.min(st.accel, accelBehind(sc, v, Math.max(0.01, d - Lg / 2 - huK - 1), v));
           }
           break;
         }

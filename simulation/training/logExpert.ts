@@ -44,6 +44,8 @@ export interface LogExpertConfig {
   leaderOnRoute: boolean;
   /** Of two vehicles side by side whose paths merge, the one behind yields (IdmAgentConfig.mergeYield). */
   mergeYield: boolean;
+  /** A predicted conflict is measured in the plan point's frame (IdmAgentConfig.planFrameExtents). */
+  planFrameExtents: boolean;
 }
 
 export const DEFAULT_LOG_EXPERT: LogExpertConfig = {
@@ -57,6 +59,7 @@ export const DEFAULT_LOG_EXPERT: LogExpertConfig = {
   waitSpeedMps: 0.5,
   leaderOnRoute: false,
   mergeYield: false,
+  planFrameExtents: false,
 };
 
 /**
@@ -79,7 +82,11 @@ export class LogExpert {
 
   constructor(cfg: Partial<LogExpertConfig> = {}) {
     this.cfg = { ...DEFAULT_LOG_EXPERT, ...cfg };
-    this.idm = new IdmPolicy({ leaderOnRoute: this.cfg.leaderOnRoute, mergeYield: this.cfg.mergeYield });
+    this.idm = new IdmPolicy({
+      leaderOnRoute: this.cfg.leaderOnRoute,
+      mergeYield: this.cfg.mergeYield,
+      planFrameExtents: this.cfg.planFrameExtents,
+    });
   }
 
   /** Track env's agents (their dynamics are left as they are). */

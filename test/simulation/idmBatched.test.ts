@@ -86,4 +86,28 @@ describe('batched IDM scan', () => {
     // Some side-by-side merge in these towns' traffic gets a yield it did not have.
     expect(changed).toBeGreaterThan(0);
   });
+
+  it('with conflicts measured in the plan point’s frame (the log expert’s option): the same rollouts both ways, and not IDM’s', () => {
+    const runOn = (scenario: ReturnType<typeof townScenario>, batched: boolean, planFrameExtents: boolean) =>
+      rolloutScenarios(
+        [scenario],
+        () => {
+          const p = new IdmPolicy({ planFrameExtents, leaderOnRoute: true });
+          p.batched = batched;
+          return p;
+        },
+        { rollouts: 1 },
+      )[0].samples;
+    let changed = 0;
+    for (const seed of [3, 212]) {
+      const scenario = townScenario(seed);
+      const ref = runOn(scenario, false, true);
+      const fast = runOn(scenario, true, true);
+      for (const k of ['x', 'y', 'yaw'] as const) expect(Array.from(fast[k])).toEqual(Array.from(ref[k]));
+      const plain = runOn(scenario, true, false);
+      if (Array.from(fast.x).some((v, i) => v !== plain.x[i])) changed++;
+    }
+    // Some conflict in these towns' curves is measured differently (town 212 holds the parked car of the option's doc).
+    expect(changed).toBeGreaterThan(0);
+  });
 });

@@ -56,6 +56,7 @@ export interface TrainAgentsCliOptions {
   crossings?: number;
   dropUnexplainedWaits?: boolean;
   mergeYield?: boolean;
+  planFrameExtents?: boolean;
   progressReward?: number;
   goalPass?: number;
   rlTemperature?: number;
@@ -125,6 +126,7 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
     ['--expert-start-waits', opts.expertStartWaits === true],
     ['--expert-leader-on-route', opts.expertLeaderOnRoute === true],
     ['--merge-yield', opts.mergeYield === true],
+    ['--plan-frame-extents', opts.planFrameExtents === true],
   ] as const) {
     if (given && !full && mode !== 'dagger')
       throw new InputError(
@@ -137,6 +139,7 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
     ...(opts.expertStartWaits === true ? { startUnobservedWaits: true } : {}),
     ...(opts.expertLeaderOnRoute === true ? { leaderOnRoute: true } : {}),
     ...(opts.mergeYield === true ? { mergeYield: true } : {}),
+    ...(opts.planFrameExtents === true ? { planFrameExtents: true } : {}),
   };
   const expertGiven = Object.keys(expertCfg).length > 0;
   if (opts.progressReward !== undefined && mode !== 'ppo' && mode !== 'rtr')
@@ -218,6 +221,7 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
           ...(opts.omitHistory === true ? { omitHistory: true } : {}),
           ...(opts.crossings ? { crossings: opts.crossings } : {}),
           ...(opts.mergeYield === true ? { probeMergeYield: true } : {}),
+          ...(opts.planFrameExtents === true ? { probePlanFrameExtents: true } : {}),
         },
         bins: {
           ...DEFAULT_ACTION_BINS,
@@ -488,6 +492,10 @@ export function register(program: Command): void {
     .option(
       '--merge-yield',
       "dagger, or rtr with --rl-recipe full: of two vehicles side by side whose paths merge, the one behind yields — in the labelling expert (LogExpertConfig.mergeYield) and in the observation's IDM probe, the base of residual acceleration (ObservationConfig.probeMergeYield)",
+    )
+    .option(
+      '--plan-frame-extents',
+      "dagger, or rtr with --rl-recipe full: a conflict predicted on the planned path is measured with the other agent's extents in that path point's frame, not in the agent's current heading's (a car parked along a curve held the expert back for good) — in the labelling expert (LogExpertConfig.planFrameExtents) and in the observation's IDM probe (ObservationConfig.probePlanFrameExtents)",
     )
     .option(
       '--omit-history',

@@ -196,7 +196,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     process.argv,
     'usage: node --import tsx tools/report/agentClassTable.ts [--towns 301-310] [--rollouts N] [--metric-rollouts M]\n' +
       '  [--agent LABEL=NAME|model.onnx|log-expert …] [--intentions straightest|head|prior|log] [--temperature T]\n' +
-      '  [--expert-catch-up S] [--expert-leader-on-route] [--json file]',
+      '  [--expert-catch-up S] [--expert-leader-on-route] [--expert-plan-frame-extents] [--json file]',
     [
       '--towns',
       '--rollouts',
@@ -207,7 +207,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
       '--expert-catch-up',
       '--json',
     ],
-    ['--expert-leader-on-route'],
+    ['--expert-leader-on-route', '--expert-plan-frame-extents'],
   );
   const arg = (name: string) => {
     const i = process.argv.indexOf(name);
@@ -235,7 +235,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const temperature = tArg === undefined ? undefined : Number(tArg);
   if (temperature !== undefined && !(temperature > 0))
     throw new InputError('--temperature', `'${tArg}' is not a number > 0`);
-  // Settings of the log expert (`log-expert` rows): LogExpertConfig.catchUpS and .leaderOnRoute.
+  // Settings of the log expert (`log-expert` rows): LogExpertConfig.catchUpS, .leaderOnRoute, .planFrameExtents.
   const expertCfg: Partial<LogExpertConfig> = {};
   const catchUp = arg('--expert-catch-up');
   if (catchUp !== undefined) {
@@ -244,6 +244,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
       throw new InputError('--expert-catch-up', `'${catchUp}' is not a number ≥ 0`);
   }
   if (process.argv.includes('--expert-leader-on-route')) expertCfg.leaderOnRoute = true;
+  if (process.argv.includes('--expert-plan-frame-extents')) expertCfg.planFrameExtents = true;
   const scenarioFor = await intentionScenarios(intentions, scenarios);
   const rows: ClassTableRow[] = [];
   for (const [label, name] of agents) {
