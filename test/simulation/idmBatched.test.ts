@@ -63,43 +63,24 @@ describe('batched IDM scan', () => {
     expect(Array.from(fast.x)).not.toEqual(Array.from(plain.x));
   });
 
-  it('with merge yielding (the probe’s and the log expert’s option): the same rollouts both ways, and not IDM’s', () => {
-    const runOn = (scenario: ReturnType<typeof townScenario>, batched: boolean, mergeYield: boolean) =>
-      rolloutScenarios(
-        [scenario],
-        () => {
-          const p = new IdmPolicy({ mergeYield, leaderOnRoute: true });
-          p.batched = batched;
-          return p;
-        },
-        { rollouts: 1 },
-      )[0].samples;
-    let changed = 0;
-    for (const seed of [3, 213]) {
-      const scenario = townScenario(seed);
-      const ref = runOn(scenario, false, true);
-      const fast = runOn(scenario, true, true);
-      for (const k of ['x', 'y', 'yaw'] as const) expect(Array.from(fast[k])).toEqual(Array.from(ref[k]));
-      const plain = runOn(scenario, true, false);
-      if (Array.from(fast.x).some((v, i) => v !== plain.x[i])) changed++;
-    }
+  it.each([
     // Some side-by-side merge in these towns' traffic gets a yield it did not have.
-    expect(changed).toBeGreaterThan(0);
-  });
-
-  it('with conflicts measured in the plan point’s frame (the log expert’s option): the same rollouts both ways, and not IDM’s', () => {
-    const runOn = (scenario: ReturnType<typeof townScenario>, batched: boolean, planFrameExtents: boolean) =>
+    ['merge yielding (the probe’s and the log expert’s option)', 'mergeYield', [3, 213]],
+    // Some conflict in these towns' curves is measured differently (town 212 holds the parked car of the option's doc).
+    ['conflicts measured in the plan point’s frame (the same)', 'planFrameExtents', [3, 212]],
+  ] as const)('with %s: the same rollouts both ways, and not IDM’s', (_, option, seeds) => {
+    const runOn = (scenario: ReturnType<typeof townScenario>, batched: boolean, on: boolean) =>
       rolloutScenarios(
         [scenario],
         () => {
-          const p = new IdmPolicy({ planFrameExtents, leaderOnRoute: true });
+          const p = new IdmPolicy({ [option]: on, leaderOnRoute: true });
           p.batched = batched;
           return p;
         },
         { rollouts: 1 },
       )[0].samples;
     let changed = 0;
-    for (const seed of [3, 212]) {
+    for (const seed of seeds) {
       const scenario = townScenario(seed);
       const ref = runOn(scenario, false, true);
       const fast = runOn(scenario, true, true);
@@ -107,7 +88,6 @@ describe('batched IDM scan', () => {
       const plain = runOn(scenario, true, false);
       if (Array.from(fast.x).some((v, i) => v !== plain.x[i])) changed++;
     }
-    // Some conflict in these towns' curves is measured differently (town 212 holds the parked car of the option's doc).
     expect(changed).toBeGreaterThan(0);
   });
 });
