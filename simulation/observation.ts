@@ -50,6 +50,11 @@ export interface ObservationConfig {
    */
   probePlanFrameExtents?: boolean;
   /**
+   * The probe yields to conflicts predicted within this horizon (IdmAgentConfig.yieldHorizonS), as the log
+   * expert with that setting labels. Absent: IDM's 3 s, as in every model trained before it.
+   */
+  probeYieldHorizonS?: number;
+  /**
    * The expert block carries no history: last acceleration and yaw rate 0, the speeds 0.5 s and 1 s ago the
    * current speed. A policy that sees its own recent standstill learns to stay standing (the copycat
    * problem of imitation from histories; Wen et al., NeurIPS 2020). Absent: false, as in every model trained
@@ -137,6 +142,9 @@ export class Observer {
               leaderOnRoute: this.cfg.leaderOnRoute === true,
               mergeYield: this.cfg.probeMergeYield === true,
               planFrameExtents: this.cfg.probePlanFrameExtents === true,
+              ...(this.cfg.probeYieldHorizonS !== undefined
+                ? { yieldHorizonS: this.cfg.probeYieldHorizonS }
+                : {}),
               // An infinite gain: no lane ever offers enough to change to it.
               ...(this.cfg.probeHoldsLane === true ? { laneChangeGainMps2: Infinity } : {}),
             },

@@ -1,6 +1,7 @@
-// The observation's IDM probe with leaders on the planned route (ObservationConfig.leaderOnRoute), or with
-// conflicts measured in the plan point's frame (probePlanFrameExtents): the same layout, only the expert
-// block changed (IDM's acceleration among it), and absent means off.
+// The observation's IDM probe with leaders on the planned route (ObservationConfig.leaderOnRoute), with
+// conflicts measured in the plan point's frame (probePlanFrameExtents) or yields within a shorter horizon
+// (probeYieldHorizonS): the same layout, only the expert block changed (IDM's acceleration among it), and
+// absent means IDM's own setting.
 import { describe, expect, it } from 'vitest';
 import { IDM_ACCEL_FEATURE } from '../../simulation/expertFeatures.ts';
 import { IdmPolicy } from '../../simulation/agents/idmAgent.ts';
@@ -9,12 +10,14 @@ import { DEFAULT_OBSERVATION, observationOffsets, Observer } from '../../simulat
 import { generateTown } from '../../simulation/town/town.ts';
 
 describe('observation with leaders on the route', () => {
+  // Option, steps run, its value under test, and the value that absent stands for.
   it.each([
-    ['leaderOnRoute', 40],
-    ['probePlanFrameExtents', 12],
+    ['leaderOnRoute', 40, true, false],
+    ['probePlanFrameExtents', 12, true, false],
+    ['probeYieldHorizonS', 40, 1.5, 3],
   ] as const)(
-    '%s keeps the layout, changes IDM’s acceleration for some agents of a town, and is off when absent',
-    (option, steps) => {
+    '%s keeps the layout, changes IDM’s acceleration for some agents of a town, and is IDM’s own when absent',
+    (option, steps, value, absent) => {
       const town = generateTown({ seed: 3 }, 120);
       const env = new SimEnv([
         { ...town.scenario, controlled: new Uint8Array(town.scenario.agents.ids.length).fill(1) },
@@ -23,12 +26,12 @@ describe('observation with leaders on the route', () => {
       const idm = new IdmPolicy();
       idm.reset(env);
       const agents = Int32Array.from({ length: env.n }, (_, g) => g);
-      const cfgOf = (on?: boolean) => ({
+      const cfgOf = (v?: boolean | number) => ({
         ...DEFAULT_OBSERVATION,
-        ...(on === undefined ? {} : { [option]: on }),
+        ...(v === undefined ? {} : { [option]: v }),
       });
-      const [plain, off, on] = [undefined, false, true].map((v) => new Observer(cfgOf(v)));
-      const { expert, size } = observationOffsets(cfgOf(true));
+      const [plain, off, on] = [undefined, absent, value].map((v) => new Observer(cfgOf(v)));
+      const { expert, size } = observationOffsets(cfgOf(value));
       let changedAccel = 0;
       let changedElsewhere = 0;
       for (let t = 0; t < steps && !env.done; t++) {

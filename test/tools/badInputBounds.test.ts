@@ -146,6 +146,15 @@ describe('bad input files and formats', () => {
       [...base, '--longtail', 'cut-in:1', '--longtail-share', '0.5'],
       /^drivekit( [a-z-]+)?: --longtail-share: is part of the RL recipe: use --mode ppo or rtr with --rl-recipe full/,
     );
+    const ppo = [...base.slice(0, 2), 'ppo', ...base.slice(3)];
+    await expectOneLineFailure(
+      [...ppo, '--expert-yield-horizon', '1.5'],
+      /^drivekit( [a-z-]+)?: --expert-yield-horizon: is the labelling expert's: use --mode dagger, or --mode rtr --rl-recipe full/,
+    );
+    await expectOneLineFailure(
+      [...base, '--expert-yield-horizon', '-1'],
+      /^drivekit( [a-z-]+)?: --expert-yield-horizon: must be a number ≥ 0, got '-1'/,
+    );
     const rtr = [...base.slice(0, 2), 'rtr', ...base.slice(3), '--rl-recipe', 'full'];
     await expectOneLineFailure(
       [...rtr, '--longtail-share', '0.5'],

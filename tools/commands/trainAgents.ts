@@ -10,6 +10,7 @@ import { longtailFromSpec, scenariosFromSpec } from '../../simulation/training/s
 import { withLoggedGoals } from '../../simulation/training/loggedGoals.ts';
 import { prepareScenarioSources } from '../../simulation/scenarioSources.ts';
 import { DEFAULT_REWARD } from '../../simulation/training/reward.ts';
+import { DEFAULT_LOG_EXPERT } from '../../simulation/training/logExpert.ts';
 import {
   DEFAULT_RL,
   DEFAULT_TRAIN_AGENTS,
@@ -56,6 +57,7 @@ export interface TrainAgentsCliOptions {
   dropUnexplainedWaits?: boolean;
   mergeYield?: boolean;
   planFrameExtents?: boolean;
+  expertYieldHorizon?: number;
   progressReward?: number;
   goalPass?: number;
   rlTemperature?: number;
@@ -126,6 +128,7 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
     ['--expert-leader-on-route', opts.expertLeaderOnRoute === true],
     ['--merge-yield', opts.mergeYield === true],
     ['--plan-frame-extents', opts.planFrameExtents === true],
+    ['--expert-yield-horizon', opts.expertYieldHorizon !== undefined],
   ] as const) {
     if (given && !full && mode !== 'dagger')
       throw new InputError(
@@ -139,6 +142,7 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
     ...(opts.expertLeaderOnRoute === true ? { leaderOnRoute: true } : {}),
     ...(opts.mergeYield === true ? { mergeYield: true } : {}),
     ...(opts.planFrameExtents === true ? { planFrameExtents: true } : {}),
+    ...(opts.expertYieldHorizon !== undefined ? { yieldHorizonS: opts.expertYieldHorizon } : {}),
   };
   const expertGiven = Object.keys(expertCfg).length > 0;
   if (opts.progressReward !== undefined && mode !== 'ppo' && mode !== 'rtr')
@@ -221,6 +225,7 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
           ...(opts.crossings ? { crossings: opts.crossings } : {}),
           ...(opts.mergeYield === true ? { probeMergeYield: true } : {}),
           ...(opts.planFrameExtents === true ? { probePlanFrameExtents: true } : {}),
+          ...(opts.expertYieldHorizon !== undefined ? { probeYieldHorizonS: opts.expertYieldHorizon } : {}),
         },
         bins: {
           ...DEFAULT_ACTION_BINS,
@@ -415,6 +420,11 @@ export function register(program: Command): void {
     .option(
       '--plan-frame-extents',
       "dagger, or rtr with --rl-recipe full: a conflict predicted on the planned path is measured with the other agent's extents in that path point's frame, not in the agent's current heading's (a car parked along a curve held the expert back for good) — in the labelling expert (LogExpertConfig.planFrameExtents) and in the observation's IDM probe (ObservationConfig.probePlanFrameExtents)",
+    )
+    .option(
+      '--expert-yield-horizon <s>',
+      `dagger, or rtr with --rl-recipe full: yield only to conflicts predicted within s seconds — in the labelling expert (LogExpertConfig.yieldHorizonS) and in the observation's IDM probe, the base of residual acceleration (ObservationConfig.probeYieldHorizonS; default: ${DEFAULT_LOG_EXPERT.yieldHorizonS})`,
+      numberOption('--expert-yield-horizon', { min: 0 }),
     )
     .option(
       '--omit-history',

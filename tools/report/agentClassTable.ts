@@ -196,7 +196,8 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     process.argv,
     'usage: node --import tsx tools/report/agentClassTable.ts [--towns 301-310] [--rollouts N] [--metric-rollouts M]\n' +
       '  [--agent LABEL=NAME|model.onnx|log-expert …] [--intentions straightest|head|prior|log] [--temperature T]\n' +
-      '  [--expert-catch-up S] [--expert-leader-on-route] [--expert-plan-frame-extents] [--json file]',
+      '  [--expert-catch-up S] [--expert-leader-on-route] [--expert-plan-frame-extents] [--expert-yield-horizon S]\n' +
+      '  [--json file]',
     [
       '--towns',
       '--rollouts',
@@ -205,6 +206,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
       '--intentions',
       '--temperature',
       '--expert-catch-up',
+      '--expert-yield-horizon',
       '--json',
     ],
     ['--expert-leader-on-route', '--expert-plan-frame-extents'],
@@ -235,13 +237,17 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const temperature = tArg === undefined ? undefined : Number(tArg);
   if (temperature !== undefined && !(temperature > 0))
     throw new InputError('--temperature', `'${tArg}' is not a number > 0`);
-  // Settings of the log expert (`log-expert` rows): LogExpertConfig.catchUpS, .leaderOnRoute, .planFrameExtents.
+  // Settings of the log expert (`log-expert` rows): LogExpertConfig.catchUpS, .yieldHorizonS, .leaderOnRoute,
+  // .planFrameExtents.
   const expertCfg: Partial<LogExpertConfig> = {};
-  const catchUp = arg('--expert-catch-up');
-  if (catchUp !== undefined) {
-    expertCfg.catchUpS = Number(catchUp);
-    if (!(expertCfg.catchUpS >= 0))
-      throw new InputError('--expert-catch-up', `'${catchUp}' is not a number ≥ 0`);
+  for (const [flag, key] of [
+    ['--expert-catch-up', 'catchUpS'],
+    ['--expert-yield-horizon', 'yieldHorizonS'],
+  ] as const) {
+    const v = arg(flag);
+    if (v === undefined) continue;
+    expertCfg[key] = Number(v);
+    if (!(expertCfg[key] >= 0)) throw new InputError(flag, `'${v}' is not a number ≥ 0`);
   }
   if (process.argv.includes('--expert-leader-on-route')) expertCfg.leaderOnRoute = true;
   if (process.argv.includes('--expert-plan-frame-extents')) expertCfg.planFrameExtents = true;
