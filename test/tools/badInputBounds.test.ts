@@ -143,6 +143,10 @@ describe('bad input files and formats', () => {
       /^drivekit( [a-z-]+)?: --crossings: is an option of the expert block: use --observation 2/,
     );
     await expectOneLineFailure(
+      [...base, '--probe-yield-horizon', '1.5', '--observation', '1'],
+      /^drivekit( [a-z-]+)?: --probe-yield-horizon: is an option of the expert block: use --observation 2/,
+    );
+    await expectOneLineFailure(
       [...base, '--longtail', 'cut-in:1', '--longtail-share', '0.5'],
       /^drivekit( [a-z-]+)?: --longtail-share: is part of the RL recipe: use --mode ppo or rtr with --rl-recipe full/,
     );

@@ -58,6 +58,7 @@ export interface TrainAgentsCliOptions {
   mergeYield?: boolean;
   planFrameExtents?: boolean;
   expertYieldHorizon?: number;
+  probeYieldHorizon?: number;
   progressReward?: number;
   goalPass?: number;
   rlTemperature?: number;
@@ -91,6 +92,8 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
     throw new InputError('--omit-history', 'is an option of the expert block: use --observation 2');
   if (opts.crossings !== undefined && obsVersion !== '2')
     throw new InputError('--crossings', 'is an option of the expert block: use --observation 2');
+  if (opts.probeYieldHorizon !== undefined && obsVersion !== '2')
+    throw new InputError('--probe-yield-horizon', 'is an option of the expert block: use --observation 2');
   if (opts.probeHoldsLane === true && obsVersion !== '2')
     throw new InputError('--probe-holds-lane', 'is an option of the expert block: use --observation 2');
   if (opts.stepsPerRound !== undefined && mode !== 'dagger')
@@ -225,7 +228,7 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
           ...(opts.crossings ? { crossings: opts.crossings } : {}),
           ...(opts.mergeYield === true ? { probeMergeYield: true } : {}),
           ...(opts.planFrameExtents === true ? { probePlanFrameExtents: true } : {}),
-          ...(opts.expertYieldHorizon !== undefined ? { probeYieldHorizonS: opts.expertYieldHorizon } : {}),
+          ...(opts.probeYieldHorizon !== undefined ? { probeYieldHorizonS: opts.probeYieldHorizon } : {}),
         },
         bins: {
           ...DEFAULT_ACTION_BINS,
@@ -423,8 +426,13 @@ export function register(program: Command): void {
     )
     .option(
       '--expert-yield-horizon <s>',
-      `dagger, or rtr with --rl-recipe full: yield only to conflicts predicted within s seconds — in the labelling expert (LogExpertConfig.yieldHorizonS) and in the observation's IDM probe, the base of residual acceleration (ObservationConfig.probeYieldHorizonS; default: ${DEFAULT_LOG_EXPERT.yieldHorizonS})`,
+      `dagger, or rtr with --rl-recipe full: the labelling expert yields only to conflicts predicted within s seconds (LogExpertConfig.yieldHorizonS; default: ${DEFAULT_LOG_EXPERT.yieldHorizonS})`,
       numberOption('--expert-yield-horizon', { min: 0 }),
+    )
+    .option(
+      '--probe-yield-horizon <s>',
+      `the observation's IDM probe (the expert block, and the base of residual acceleration) yields only to conflicts predicted within s seconds (ObservationConfig.probeYieldHorizonS; default: ${DEFAULT_LOG_EXPERT.yieldHorizonS}, IDM's)`,
+      numberOption('--probe-yield-horizon', { min: 0 }),
     )
     .option(
       '--omit-history',
