@@ -7,6 +7,8 @@ export interface Progress {
   tick(n?: number, status?: string): void;
   /** Set the absolute position. */
   update(value: number, status?: string): void;
+  /** The work picks up at `value` (a resumed job): rate and ETA count only the items after it. */
+  resume(value: number): void;
   stop(): void;
 }
 
@@ -25,7 +27,7 @@ export function setProgressSilent(silent: boolean): void {
 
 export function createProgress(label: string, total: number, opts: ProgressOptions = {}): Progress {
   if (opts.silent || globalSilent || total <= 0) {
-    return { tick() {}, update() {}, stop() {} };
+    return { tick() {}, update() {}, resume() {}, stop() {} };
   }
   if (process.stderr.isTTY) {
     const bar = new cliProgress.SingleBar(
@@ -38,10 +40,12 @@ export function createProgress(label: string, total: number, opts: ProgressOptio
       cliProgress.Presets.shades_classic,
     );
     let value = 0;
-    const t0 = performance.now();
+    let base = 0;
+    let t0 = performance.now();
     const rate = () => {
       const s = (performance.now() - t0) / 1000;
-      return s > 0 ? (value / s).toFixed(value / s < 10 ? 2 : 0) : '-';
+      const r = (value - base) / s;
+      return s > 0 ? r.toFixed(r < 10 ? 2 : 0) : '-';
     };
     bar.start(total, 0, { status: '', rate: '-' });
     return {
@@ -52,6 +56,11 @@ export function createProgress(label: string, total: number, opts: ProgressOptio
       update(v, status) {
         value = v;
         bar.update(v, status === undefined ? { rate: rate() } : { status, rate: rate() });
+      },
+      resume(v) {
+        value = base = v;
+        t0 = performance.now();
+        bar.start(total, v, { status: '', rate: '-' });
       },
       stop() {
         bar.stop();
@@ -78,7 +87,8 @@ export function formatSeconds(s: number): string {
 /**
  * Off a terminal: a line per finished item, `label: 3/22 (14%), 1.9 frames/s, ETA 10.0 s`, throttled to
  * one a second on long jobs (the first and last items always print); the last says how long it all took.
- * A position that does not move prints nothing, so a 1-item job prints one line.
+ * A position that does not move prints nothing, so a 1-item job prints one line; after resume(v) (a
+ * resumed job) the rate, ETA and duration count from v.
  */
 export function lineProgress(
   label: string,
@@ -88,8 +98,9 @@ export function lineProgress(
   const now = opts.now ?? (() => performance.now());
   const unit = opts.unit ?? 'items';
   const minInterval = opts.minIntervalMs ?? DEFAULT_LINE_PROGRESS.minIntervalMs;
-  const start = now();
+  let start = now();
   let value = 0;
+  let base = 0;
   let printed = 0;
   let lastLineMs = -Infinity;
   const report = (status?: string) => {
@@ -98,7 +109,7 @@ export function lineProgress(
     const last = value >= total;
     if (!last && printed > 0 && t - lastLineMs < minInterval) return;
     const elapsedS = (t - start) / 1000;
-    const rate = elapsedS > 0 ? value / elapsedS : Infinity;
+    const rate = elapsedS > 0 ? (value - base) / elapsedS : Infinity;
     const pct = Math.min(100, Math.floor((100 * value) / total));
     const rateText = Number.isFinite(rate)
       ? `${rate < 10 ? rate.toFixed(2) : rate.toFixed(0)} ${unit}/s`
@@ -118,6 +129,10 @@ export function lineProgress(
     update(v, status) {
       value = v;
       report(status);
+    },
+    resume(v) {
+      value = base = printed = v;
+      start = now();
     },
     stop() {},
   };

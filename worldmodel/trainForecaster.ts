@@ -179,7 +179,7 @@ export async function trainForecaster(opts: TrainForecasterOptions) {
     best: extra.best,
   });
   const bar = opts.progress ? createProgress('train-worldmodel', opts.steps, { unit: 'steps' }) : null;
-  bar?.update(trainer.stepCount);
+  bar?.resume(trainer.stepCount);
   const win = { loss: [] as number[], acc: [] as number[], occ: [] as number[], chg: [] as number[] };
   let ran = 0;
   try {

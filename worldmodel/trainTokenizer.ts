@@ -250,7 +250,7 @@ export async function trainTokenizer(opts: TrainTokenizerOptions): Promise<Train
   });
 
   const bar = opts.progress ? createProgress('train-tokenizer', opts.steps, { unit: 'steps' }) : null;
-  bar?.update(trainer.stepCount);
+  bar?.resume(trainer.stepCount);
   const window: Record<string, number[]> = { loss: [], depthL1: [], perplexity: [] };
   let ranThisCall = 0;
   // Each step's sweep, augmentation and rays come from a generator of its own (seed, step), so the next

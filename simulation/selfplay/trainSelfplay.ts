@@ -108,6 +108,8 @@ export interface SelfplayInput {
   /** Names of the data and the command, kept in the metadata. */
   data: Record<string, string>;
   onProgress?: (done: number, total: number, status: string) => void;
+  /** Called once when a checkpoint is resumed, with the steps or iterations it had done. */
+  onResume?: (done: number) => void;
 }
 
 export type RoundPoint = Record<string, number>;
@@ -216,6 +218,7 @@ export async function trainSelfplay(
       if (teacher) await teacher.loadCheckpoint(f('teacherCheckpoint'), rng);
     } else if (teacher && input.teacherInit) loadOnnxParams(input.teacherInit, teacher.params);
     const resumedFrom = state.done;
+    if (resumedFrom > 0) input.onResume?.(resumedFrom);
     // With expert labels the towns are driven along each logged agent's own lanes, as train-agents does.
     const labels = recipe.ilSetSize > 0 && cfg.studentIterations > 0;
     const nominal = labels ? input.nominal.map((s) => withLogRoutes(s)) : input.nominal;

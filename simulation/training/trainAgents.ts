@@ -138,6 +138,8 @@ export interface TrainAgentsInput {
   /** Start from another run's checkpoint (its parameters only). */
   init?: string;
   onProgress?: (done: number, total: number, status: string) => void;
+  /** Called once when a checkpoint is resumed, with the steps or iterations it had done. */
+  onResume?: (done: number) => void;
 }
 
 export const TRAIN_FILES = {
@@ -200,6 +202,7 @@ export async function trainAgents(
       await model.loadWeights(input.init);
     }
     const resumedFrom = start;
+    if (resumedFrom > 0) input.onResume?.(resumedFrom);
     const needDemos = cfg.mode !== 'ppo';
     const demos: DemoSet | undefined = needDemos
       ? buildDemoSet(input.scenarios, model.bins, model.cfg.observation, {

@@ -52,6 +52,16 @@ describe('lineProgress', () => {
     expect(lines.at(-1)).toBe('tokenize: 1000/1000 (100%), 100 frames/s, done in 10.0 s\n');
   });
 
+  it('counts a resumed job from where it picks up, not from zero', () => {
+    const { p, lines, advance } = clocked(200);
+    advance(5000); // loading the checkpoint
+    p.resume(150);
+    advance(2000);
+    p.update(151);
+    // One item in 2 s, 49 to go: without resume the 151 items would read as 30 items/s.
+    expect(lines).toEqual(['tokenize: 151/200 (75%), 0.50 frames/s, ETA 1 min 38 s\n']);
+  });
+
   it('writes durations a reader takes in at a glance', () => {
     expect(formatSeconds(4.25)).toBe('4.3 s');
     expect(formatSeconds(245)).toBe('4 min 05 s');

@@ -98,6 +98,7 @@ export function register(program: Command): void {
             bar.tick(n, status);
           },
           update: (v, s) => bar.update(v, s),
+          resume: (v) => bar.resume(v),
           stop: () => bar.stop(),
         });
       } finally {

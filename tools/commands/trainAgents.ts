@@ -196,6 +196,7 @@ export async function runTrainAgents(opts: TrainAgentsCliOptions): Promise<Recor
       out: opts.out,
       init: opts.init,
       onProgress: (done, _total, status) => bar.update(done, status),
+      onResume: (done) => bar.resume(done),
     },
     {
       mode,

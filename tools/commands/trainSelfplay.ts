@@ -68,6 +68,7 @@ export async function runTrainSelfplay(opts: TrainSelfplayCliOptions): Promise<R
         heldOut: 'long-tail seed 1001 and towns 301-310 are never trained on',
       },
       onProgress: (done, _total, status) => bar.update(done, status),
+      onResume: (done) => bar.resume(done),
     },
     {
       generator,
