@@ -7,6 +7,7 @@ import type { Worker } from 'node:worker_threads';
 import { InputError } from '../../core/errors.ts';
 import { startTsWorker } from '../../core/workers.ts';
 import type { SimEnv } from '../env.ts';
+import type { AgentType } from '../scenario.ts';
 import { type ObservationConfig, Observer, observationSize } from '../observation.ts';
 import { ActionBins, type ActionBinsConfig } from '../training/actionBins.ts';
 import { actionBase, drivenAgents, writeActions } from '../training/policyStep.ts';
@@ -20,6 +21,7 @@ import {
   pickReadyChunks,
 } from './chunkPicking.ts';
 import type { Policy } from './policy.ts';
+import { checkedProbeDriven, keepProbeActions, probeDrivenMask } from './probeDriven.ts';
 import { DEFAULT_RULE_AGENTS, RuleAgents, type RuleAgentsConfig } from './ruleAgents.ts';
 
 /** The shipped model (`--agents learned`). */
@@ -42,6 +44,11 @@ export interface LearnedModelSpec {
    * and the agents drift below the speed they were taught.
    */
   temperature?: number;
+  /**
+   * Classes the network leaves to its observation's IDM probe (probeDriven.ts): their action is the zero
+   * correction of residual bins. Absent: the network drives every class it drives.
+   */
+  probeDriven?: AgentType[];
 }
 
 export interface LearnedOptions {
@@ -51,6 +58,8 @@ export interface LearnedOptions {
   temperature?: number;
   /** onnxruntime intra-op threads of the inference thread (default 2). */
   threads?: number;
+  /** Classes left to the probe (default: the model's settings.probeDriven; [] lets the network drive all). */
+  probeDriven?: AgentType[];
 }
 
 /** The metadata JSON next to an .onnx model (agent.onnx → agent.json). */
@@ -89,6 +98,9 @@ export function readLearnedModel(onnx: string): { bytes: Uint8Array; spec: Learn
         ? { ruleAgentsConfig: checkedRuleConfig(metaFile, s.ruleAgentsConfig) }
         : {}),
       ...(s.temperature !== undefined ? { temperature: checkedTemperature(metaFile, s.temperature) } : {}),
+      ...(s.probeDriven !== undefined
+        ? { probeDriven: checkedProbeDriven(metaFile, s.probeDriven, new ActionBins(s.bins)) }
+        : {}),
     },
   };
 }
@@ -315,6 +327,8 @@ export class LearnedPolicy implements Policy {
   private base = new Float32Array(0);
   /** Parked vehicles and pedestrians, where the model leaves them to rules. */
   readonly rules: RuleAgents | null;
+  /** Per TYPE_CODE, the classes left to the probe; null when none is. */
+  private readonly probeMask: Uint8Array | null;
 
   constructor(
     readonly inference: SyncInference,
@@ -325,6 +339,10 @@ export class LearnedPolicy implements Policy {
     this.observer = new Observer(spec.observation);
     this.rules = spec.ruleAgents ? new RuleAgents(opts.seed ?? 0, spec.ruleAgentsConfig) : null;
     this.temperature = opts.temperature ?? spec.temperature ?? 1;
+    const probe = opts.probeDriven ?? spec.probeDriven ?? [];
+    if (probe.length > 0 && !(this.bins.residualSteering && this.bins.residualAccel))
+      throw new Error('probe-driven classes need a model with residual steering and acceleration bins');
+    this.probeMask = probe.length > 0 ? probeDrivenMask(probe) : null;
   }
 
   /** The agents the network drove in the last act() (global indices; a view valid until the next). */
@@ -366,7 +384,9 @@ export class LearnedPolicy implements Policy {
       if (this.base.length < 2 * n) this.base = new Float32Array(Math.ceil(n * 3));
       base = actionBase(obs, n, this.observer.cfg, this.base);
     }
-    writeActions(env, agents, inf.picked().action, this.bins, base);
+    const action = inf.picked().action;
+    if (this.probeMask) keepProbeActions(env, agents, action, this.bins, this.probeMask);
+    writeActions(env, agents, action, this.bins, base);
   }
 }
 
