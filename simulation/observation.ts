@@ -95,9 +95,18 @@ export function observationVersion(cfg: ObservationConfig): 1 | 2 {
  * - version 2 with `crossings`, crossings × CROSSING_FEATURES: see crossingFeatures.ts.
  */
 export const OWN_FEATURES = 12;
+/** Where the own block's type one-hot starts (TYPE_CODE order: vehicle, pedestrian, cyclist, other). */
+export const OWN_TYPE_FEATURE = 5;
 export const AGENT_FEATURES = 10;
 export const LANE_FEATURES = 6;
 export const EDGE_FEATURES = 3;
+
+/** The TYPE_CODE an observation row says its agent has (-1 for a row of zeros: an invalid agent). */
+export function observedTypeCode(obs: ArrayLike<number>, row: number, size: number): number {
+  const o = row * size + OWN_TYPE_FEATURE;
+  for (let t = 0; t < 4; t++) if (obs[o + t] === 1) return t;
+  return -1;
+}
 
 export function observationSize(cfg: ObservationConfig = DEFAULT_OBSERVATION): number {
   return observationOffsets(cfg).size;
@@ -195,7 +204,7 @@ export class Observer {
       obs[o + 2] = -env.vx[g] * sn + env.vy[g] * c;
       obs[o + 3] = env.length[g];
       obs[o + 4] = env.width[g];
-      obs[o + 5 + env.typeCode[g]] = 1;
+      obs[o + OWN_TYPE_FEATURE + env.typeCode[g]] = 1;
       const row = env.rowOf[g];
       if (Number.isFinite(s.goalX[row])) {
         toLocal(obs, o + 9, s.goalX[row] - x, s.goalY[row] - y, c, sn);

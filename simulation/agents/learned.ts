@@ -385,7 +385,8 @@ export class LearnedPolicy implements Policy {
       base = actionBase(obs, n, this.observer.cfg, this.base);
     }
     const action = inf.picked().action;
-    if (this.probeMask) keepProbeActions(env, agents, action, this.bins, this.probeMask);
+    if (this.probeMask)
+      keepProbeActions((q) => env.typeCode[agents[q]], n, action, this.bins, this.probeMask);
     writeActions(env, agents, action, this.bins, base);
   }
 }

@@ -2,7 +2,7 @@
 // correction, so they drive by the probe's acceleration and pure pursuit on their route (policyStep.ts).
 import { InputError } from '../../core/errors.ts';
 import type { ActionBins } from '../training/actionBins.ts';
-import { type SimEnv, TYPE_CODE } from '../env.ts';
+import { TYPE_CODE } from '../env.ts';
 import type { AgentType } from '../scenario.ts';
 
 /** The classes the network may hand to the probe: the ones it drives (walkers and parked follow rules). */
@@ -30,14 +30,17 @@ export function probeDrivenMask(types: readonly AgentType[]): Uint8Array {
   return mask;
 }
 
-/** Replace the picked action of every probe-driven row by the zero correction (in place). */
+/**
+ * Replace the picked action of every probe-driven row of `rows` by the zero correction (in place);
+ * `typeOfRow` gives a row's TYPE_CODE (the environment's, or the observation's own one-hot).
+ */
 export function keepProbeActions(
-  env: SimEnv,
-  agents: ArrayLike<number>,
+  typeOfRow: (q: number) => number,
+  rows: number,
   action: Int32Array<ArrayBufferLike>,
   bins: ActionBins,
   mask: Uint8Array,
 ): void {
   const zero = bins.label(0, 0);
-  for (let q = 0; q < agents.length; q++) if (mask[env.typeCode[agents[q]]]) action[q] = zero;
+  for (let q = 0; q < rows; q++) if (mask[typeOfRow(q)] === 1) action[q] = zero;
 }

@@ -5,7 +5,8 @@ import { actionsToBatch, batchToObservations } from '../../core/arrow/agentCodec
 import { SchemaError } from '../../core/arrow/validate.ts';
 import { agentKey, uniformAt } from '../../simulation/agents/agentNoise.ts';
 import { readLearnedModel, SHIPPED_AGENT_MODEL } from '../../simulation/agents/learned.ts';
-import { observationSize } from '../../simulation/observation.ts';
+import { keepProbeActions, probeDrivenMask } from '../../simulation/agents/probeDriven.ts';
+import { observationSize, observedTypeCode } from '../../simulation/observation.ts';
 import { ActionBins } from '../../simulation/training/actionBins.ts';
 import { actionBase, selectActions } from '../../simulation/training/policyStep.ts';
 import { intOption, numberOption } from './streamOptions.ts';
@@ -56,6 +57,7 @@ export const register = transformStage<AgentsStageOptions>({
     });
     const mode = opts.seed === undefined ? 'argmax' : 'sample';
     const temperature = opts.temperature ?? spec.temperature ?? 1;
+    const probeMask = spec.probeDriven?.length ? probeDrivenMask(spec.probeDriven) : null;
     return async (batch) => {
       // A batch of another kind or of the wrong row length throws a SchemaError: counted as wrong-schema.
       const o = batchToObservations(batch, 'agents input');
@@ -85,6 +87,8 @@ export const register = transformStage<AgentsStageOptions>({
           logp,
           temperature,
         );
+        // Classes the model leaves to its probe, known by each row's own type one-hot.
+        if (probeMask) keepProbeActions((q) => observedTypeCode(o.obs, q, size), n, action, bins, probeMask);
       }
       return actionsToBatch(
         {
