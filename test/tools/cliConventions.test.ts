@@ -49,6 +49,7 @@ const WRITERS = [
   'longtail',
   'export',
   'odometry',
+  'agent-settings',
 ];
 
 describe('drivekit command-line conventions', () => {

@@ -130,6 +130,12 @@ export const COMMANDS: CommandSpec[] = [
     load: () => import('./trainAgents.ts'),
   },
   {
+    name: 'agent-settings',
+    summary:
+      "copy an agent model with inference settings changed (probe-driven classes, the probe's merge yield)",
+    load: () => import('./agentSettings.ts'),
+  },
+  {
     name: 'train-intention',
     summary: 'fit the junction-intention head (which branch an agent takes at a fork) on logged turn choices',
     load: () => import('./trainIntention.ts'),
