@@ -7,7 +7,7 @@ export interface DatasheetInput {
   seed: number;
   set: ScenarioSetResult;
   command: string;
-  models: Record<string, { path: string; sha256: string; trainedBy?: string }>;
+  models: Record<string, { path: string; sha256: string; trainedBy?: string; settingsBy?: string }>;
   files: Record<string, string>;
 }
 
@@ -85,7 +85,7 @@ export function datasheetMarkdown(sheet: Record<string, unknown>): string {
     seed: number;
     count: number;
     commands: { export: string };
-    models: Record<string, { path: string; sha256: string; trainedBy?: string }>;
+    models: Record<string, { path: string; sha256: string; trainedBy?: string; settingsBy?: string }>;
     by_kind: Record<string, { count: number; student_failure_rate: number; solvable_rate: number }>;
     difficulty: Record<string, number>;
     solvability: {
@@ -109,7 +109,8 @@ export function datasheetMarkdown(sheet: Record<string, unknown>): string {
     '',
     ...Object.entries(s.models).map(
       ([k, m]) =>
-        `- ${k}: ${m.path} (sha256 ${m.sha256.slice(0, 12)}…)${m.trainedBy ? `, trained by \`${m.trainedBy}\`` : ''}`,
+        `- ${k}: ${m.path} (sha256 ${m.sha256.slice(0, 12)}…)${m.trainedBy ? `, trained by \`${m.trainedBy}\`` : ''}` +
+        (m.settingsBy ? `, settings by \`${m.settingsBy}\`` : ''),
     ),
     '',
     '## Composition and difficulty',

@@ -68,14 +68,18 @@ export function generatorTarget(opts: GeneratorExportOptions): string {
 
 const sha256 = (file: string) => crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 
-function trainedBy(onnx: string): string | undefined {
+/** How a model was made: its training command, and the command that changed its settings after (agent-settings). */
+function provenance(onnx: string): { trainedBy?: string; settingsBy?: string } {
   try {
     const meta = JSON.parse(fs.readFileSync(onnx.replace(/\.onnx$/, '') + '.json', 'utf8')) as {
-      data?: { command?: string };
+      data?: { command?: string; derived?: { command?: string } };
     };
-    return meta.data?.command;
+    return {
+      ...(meta.data?.command ? { trainedBy: meta.data.command } : {}),
+      ...(meta.data?.derived?.command ? { settingsBy: meta.data.derived.command } : {}),
+    };
   } catch {
-    return undefined;
+    return {};
   }
 }
 
@@ -160,18 +164,19 @@ export async function runGeneratorExport(opts: GeneratorExportOptions): Promise<
     };
     if (opts.lidar)
       files.lidar = `lidar/*/ (the ego's simulated ${lidarModel} LiDAR along the teacher's solution: a drivekit log with poses and box labels per scenario)`;
-    const models: Record<string, { path: string; sha256: string; trainedBy?: string }> = {
-      student: {
-        path: path.relative(process.cwd(), studentFile),
-        sha256: sha256(studentFile),
-        trainedBy: trainedBy(studentFile),
-      },
-    };
+    const models: Record<string, { path: string; sha256: string; trainedBy?: string; settingsBy?: string }> =
+      {
+        student: {
+          path: path.relative(process.cwd(), studentFile),
+          sha256: sha256(studentFile),
+          ...provenance(studentFile),
+        },
+      };
     if (teacherFile)
       models.teacher = {
         path: path.relative(process.cwd(), teacherFile),
         sha256: sha256(teacherFile),
-        trainedBy: trainedBy(teacherFile),
+        ...provenance(teacherFile),
       };
     const sheet = buildDatasheet({
       generator,

@@ -208,6 +208,9 @@ describe('self-play training and export', () => {
     // Self-play exports only scenarios its solution passes.
     expect(sheet.solvability.exported_solvable_rate).toBe(1);
     expect(sheet.models.teacher.sha256).toMatch(/^[0-9a-f]{64}$/);
+    // The shipped student's settings were changed after training: the sheet names both commands.
+    expect(sheet.models.student.trainedBy).toMatch(/^drivekit train-agents /);
+    expect(sheet.models.student.settingsBy).toMatch(/^drivekit agent-settings /);
     expect(fs.readFileSync(path.join(out, 'datasheet.md'), 'utf8')).toContain('| all | 2 |');
     expect(readWomdFile(path.join(out, 'womd', 'scenarios.tfrecord')).length).toBe(2);
     expect(fs.readdirSync(path.join(out, 'gpudrive')).length).toBe(2);
