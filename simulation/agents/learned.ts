@@ -58,8 +58,6 @@ export interface LearnedOptions {
   temperature?: number;
   /** onnxruntime intra-op threads of the inference thread (default 2). */
   threads?: number;
-  /** Classes left to the probe (default: the model's settings.probeDriven; [] lets the network drive all). */
-  probeDriven?: AgentType[];
 }
 
 /** The metadata JSON next to an .onnx model (agent.onnx → agent.json). */
@@ -339,10 +337,8 @@ export class LearnedPolicy implements Policy {
     this.observer = new Observer(spec.observation);
     this.rules = spec.ruleAgents ? new RuleAgents(opts.seed ?? 0, spec.ruleAgentsConfig) : null;
     this.temperature = opts.temperature ?? spec.temperature ?? 1;
-    const probe = opts.probeDriven ?? spec.probeDriven ?? [];
-    if (probe.length > 0 && !(this.bins.residualSteering && this.bins.residualAccel))
-      throw new Error('probe-driven classes need a model with residual steering and acceleration bins');
-    this.probeMask = probe.length > 0 ? probeDrivenMask(probe) : null;
+    // readLearnedModel checked the classes and that the bins are residual.
+    this.probeMask = spec.probeDriven?.length ? probeDrivenMask(spec.probeDriven) : null;
   }
 
   /** The agents the network drove in the last act() (global indices; a view valid until the next). */

@@ -2,12 +2,13 @@
 // its metadata (classes left to the IDM probe, the probe's merge yield, the sampling temperature), the weights
 // untouched; the metadata records where it came from and the command (docs/agents.md).
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { writeFileAtomicSync } from '../../core/atomic.ts';
 import { InputError } from '../../core/errors.ts';
 import { modelMetaPath, readLearnedModel } from '../../simulation/agents/learned.ts';
+import { checkedProbeDriven } from '../../simulation/agents/probeDriven.ts';
+import { ActionBins, type ActionBinsConfig } from '../../simulation/training/actionBins.ts';
 import type { AgentType } from '../../simulation/scenario.ts';
 import { addForce, printJson, refuseExisting } from '../cliOptions.ts';
 import { numberOption } from '../numberOption.ts';
@@ -103,18 +104,14 @@ export function register(program: Command): void {
         change,
       };
       const next = changedMetadata(meta, change, derived);
-      // Checked before anything lands in --out: a change the model cannot take (a class, bins) is refused.
-      const check = fs.mkdtempSync(path.join(os.tmpdir(), 'dk-agent-settings-'));
-      try {
-        fs.writeFileSync(path.join(check, 'agent.json'), JSON.stringify(next));
-        fs.copyFileSync(opts.model, path.join(check, 'agent.onnx'));
-        readLearnedModel(path.join(check, 'agent.onnx'));
-      } catch (e) {
-        if (e instanceof InputError) throw new InputError(opts.model, e.problem);
-        throw e;
-      } finally {
-        fs.rmSync(check, { recursive: true, force: true });
-      }
+      // Checked before anything lands in --out: a class the network does not drive, or a model without
+      // residual bins, is refused naming the model (temperature is checked as an option).
+      if (change.probeDriven)
+        checkedProbeDriven(
+          opts.model,
+          change.probeDriven,
+          new ActionBins(next.settings.bins as ActionBinsConfig),
+        );
       fs.mkdirSync(opts.out, { recursive: true });
       writeFileAtomicSync(onnx, new Uint8Array(fs.readFileSync(opts.model)));
       writeFileAtomicSync(metaFile, JSON.stringify(next, null, 1) + '\n');
