@@ -28,6 +28,8 @@ export interface AgentState {
   length: Float64Array;
   width: Float64Array;
   height: Float64Array;
+  /** The largest box half-diagonal so far, m: no box reaches farther from its centre (overlap pre-check). */
+  maxHalfDiagonalM: number;
 }
 
 /** Vehicles and cyclists, indexed by vehicle number (their agent index in `agent`). */
@@ -90,6 +92,7 @@ export function allocateAgents(capacity: number): AgentState {
     length: new Float64Array(capacity),
     width: new Float64Array(capacity),
     height: new Float64Array(capacity),
+    maxHalfDiagonalM: 0,
   };
 }
 
@@ -145,6 +148,7 @@ export function addAgent(
   a.length[i] = size.length;
   a.width[i] = size.width;
   a.height[i] = size.height;
+  a.maxHalfDiagonalM = Math.max(a.maxHalfDiagonalM, Math.hypot(size.length, size.width) / 2);
   a.x[i] = x;
   a.y[i] = y;
   a.yaw[i] = yaw;
@@ -160,8 +164,15 @@ export function rectOf(a: AgentState, i: number, x = a.x[i], y = a.y[i], yaw = a
 
 /** Does box r (agent i's proposed or a new agent's, i = count) overlap any other agent's box by more than margin? */
 export function overlapsAny(a: AgentState, i: number, r: Rect2, margin: number): boolean {
+  // Every step asks this of every agent against every other: a box farther than both bounding circles
+  // along x or y is skipped without building its rectangle. It is the circle test rectsOverlap starts
+  // with, against the largest circle, so the answer is the same to the last bit.
+  const reach = Math.hypot(r.length, r.width) / 2 + margin + (a.maxHalfDiagonalM + margin);
   for (let j = 0; j < a.count; j++) {
     if (j === i) continue;
+    const dx = a.x[j] - r.x;
+    const dy = a.y[j] - r.y;
+    if (dx >= reach || -dx >= reach || dy >= reach || -dy >= reach) continue;
     if (rectsOverlap(r, rectOf(a, j), margin)) return true;
   }
   return false;
