@@ -2,7 +2,8 @@
 // summing broadcast axes back, masking and swapping the last two axes, with errors naming the node.
 import type { Node, Tensor } from './graph.ts';
 import * as o from './ops/index.ts';
-import { broadcastShapes, ShapeError, type Dim } from './shape.ts';
+import { broadcastShapes, isStaticShape, ShapeError, type Dim } from './shape.ts';
+import { isFloat } from './dtype.ts';
 
 export function intAttr(n: Node, name: string, dflt: number): number {
   const a = n.attrs[name];
@@ -53,12 +54,26 @@ export function unbroadcast(dy: Tensor, like: Tensor): Tensor {
   like.shape.forEach((d, i) => {
     if (d === 1 && dy.shape[i + lead] !== 1) keep.push(i + lead);
   });
+  if (!keep.length && axes.length && isFloat(dy.dtype) && isStaticShape(like.shape)) return sumRows(dy, like);
   let r = dy;
   if (keep.length) r = o.reduceSum(r, keep, true);
   if (axes.length) r = o.reduceSum(r, axes, false);
   // Symbolic dims may hide broadcasting that shape inference could not see.
   if (r.rank !== like.rank) return o.reshapeLike(r, like);
   return r;
+}
+
+/**
+ * Σ over the leading axes of dy (a bias's gradient) as ones[1, rows] @ dy[rows, n]: onnxruntime's GEMM
+ * reads the rows at memory speed, its ReduceSum over axis 0 at about a third of that.
+ */
+function sumRows(dy: Tensor, like: Tensor): Tensor {
+  const n = (like.shape as number[]).reduce((a, b) => a * b, 1);
+  const flat = o.reshape(dy, [-1, n]);
+  const g = dy.graph;
+  const onesShape = o.concat([g.int64s([1]), o.shapeOf(flat, 0, 1)], 0);
+  const ones = o.constantOfShape(onesShape, [1, flat.shape[0]], 1, dy.dtype);
+  return o.reshape(o.matmul(ones, flat), like.shape as number[]);
 }
 
 /**

@@ -390,5 +390,6 @@ function extremumGrad(c: GradContext): (Tensor | null)[] {
   const dy = keepDims(c.dy[0]!, axes, kept);
   // Ties share the gradient equally.
   const mask = o.cast(o.equal(x, y), x.dtype);
-  return [o.mul(o.div(mask, o.reduceSum(mask, axes, true)), dy)];
+  // The share dy / count is formed on the reduced shape, then spread by the mask: one full-size pass less.
+  return [o.mul(mask, o.div(dy, o.reduceSum(mask, axes, true)))];
 }

@@ -22,6 +22,11 @@ const i64 = (g: Graph, values: number[], shape: number[]) =>
 export const GRAD_CASES: GradCase[] = [
   // arithmetic with broadcasting
   { name: 'Add (broadcast)', inputs: { a: s(2, 3, 4), b: s(3, 1) }, fn: (_, x) => o.add(x.a, x.b) },
+  {
+    name: 'Add (a bias: leading axes summed by ones @ dy)',
+    inputs: { a: s(2, 3, 4), b: s(4) },
+    fn: (_, x) => o.add(x.a, x.b),
+  },
   { name: 'Sub (broadcast)', inputs: { a: s(4), b: s(2, 3, 4) }, fn: (_, x) => o.sub(x.a, x.b) },
   { name: 'Mul (broadcast)', inputs: { a: s(2, 3), b: s(2, 1) }, fn: (_, x) => o.mul(x.a, x.b) },
   { name: 'Div (broadcast)', inputs: { a: s(2, 3), b: pos(3) }, fn: (_, x) => o.div(x.a, x.b) },
