@@ -1,15 +1,22 @@
 // Learned-agent benchmarks (RTR, issue 15.6): agent-steps/s of closed-loop rollouts with the shipped policy
 // at 10,000 agents (one batched onnxruntime call per step) and of PPO iterations including the update.
+import fs from 'node:fs';
 import os from 'node:os';
 import { Rng } from '../../core/rng.ts';
-import { readLearnedModel, SHIPPED_AGENT_MODEL, SyncInference } from '../../simulation/agents/learned.ts';
+import {
+  modelMetaPath,
+  readLearnedModel,
+  SHIPPED_AGENT_MODEL,
+  SyncInference,
+} from '../../simulation/agents/learned.ts';
 import { agentKey } from '../../simulation/agents/agentNoise.ts';
 import { SimEnv } from '../../simulation/env.ts';
 import { Observer, observationSize } from '../../simulation/observation.ts';
 import { ActionBins } from '../../simulation/training/actionBins.ts';
-import { AgentModel } from '../../simulation/training/agentModel.ts';
-import { collectExperience } from '../../simulation/training/closedLoop.ts';
-import { DEFAULT_PPO, ppoUpdate } from '../../simulation/training/ppo.ts';
+import { AgentModel, type AgentModelConfig } from '../../simulation/training/agentModel.ts';
+import { type ClosedLoopConfig, collectExperience } from '../../simulation/training/closedLoop.ts';
+import { AggregateSet } from '../../simulation/training/dagger.ts';
+import { DEFAULT_PPO, type PpoConfig, ppoUpdate } from '../../simulation/training/ppo.ts';
 import { actionBase, drivenAgents, writeActions } from '../../simulation/training/policyStep.ts';
 import { generateTown } from '../../simulation/town/town.ts';
 import { controlAllPresent } from '../../simulation/training/evaluate.ts';
@@ -145,12 +152,53 @@ async function agentsRollout(): Promise<Figure> {
   };
 }
 
-/** PPO iterations (rollout + GAE inside collectExperience, then the update) on two synthetic towns. */
-async function agentsTrain(): Promise<Figure> {
+/** How an agents_train figure trains: the model, how experience is collected, and the update. */
+interface TrainRecipe {
+  name: string;
+  model: Partial<AgentModelConfig>;
+  closedLoop: Partial<ClosedLoopConfig>;
+  ppo: PpoConfig;
+  /** [imitation, RL]: PPO [0, 1]; RTR [1, λ] with imitation rows from the expert-labelled set. */
+  coef: [number, number];
+  /** Capacity of RTR's imitation set (0: PPO, no imitation rows). */
+  ilSetSize: number;
+}
+
+/** PPO with the default network and observation: the figure tracked since the learner's first version. */
+const DEFAULT_RECIPE: TrainRecipe = {
+  name: 'agents_train',
+  model: {},
+  closedLoop: {},
+  ppo: DEFAULT_PPO,
+  coef: [0, 1],
+  ilSetSize: 0,
+};
+
+/**
+ * The shipped model's own recipe, from its metadata: its network, observation and bins, rollouts with
+ * rule agents and expert labels every 2nd step, and RTR's update (imitation rows beside the RL rows in
+ * every minibatch, at the λ it shipped with).
+ */
+function shippedRecipe(): TrainRecipe {
+  const meta = JSON.parse(fs.readFileSync(modelMetaPath(SHIPPED_AGENT_MODEL), 'utf8'));
+  const s = meta.settings;
+  return {
+    name: 'agents_train_shipped_recipe',
+    model: { observation: s.observation, bins: s.bins, net: s.net },
+    closedLoop: { ...s.rl.closedLoop, ruleAgents: s.ruleAgents === true },
+    ppo: s.ppo,
+    coef: [1, meta.lambda],
+    ilSetSize: s.rl.ilSetSize,
+  };
+}
+
+/** Iterations (rollout + GAE inside collectExperience, then the update) on two synthetic towns. */
+async function agentsTrain(recipe: TrainRecipe): Promise<Figure> {
   const scenarios = controlAllPresent(
     AGENTS_BENCH.trainTowns.map((seed) => generateTown({ seed }, 91).scenario),
   );
-  const model = await AgentModel.create({ threads: AGENTS_BENCH.threads });
+  const model = await AgentModel.create({ ...recipe.model, threads: AGENTS_BENCH.threads });
+  const ilSet = recipe.ilSetSize > 0 ? new AggregateSet(model.obsSize, recipe.ilSetSize) : undefined;
   // Time the policy's inference inside the rollout: the rest of the rollout is the simulator's share.
   let inferMs = 0;
   let inferCpu = 0;
@@ -171,10 +219,13 @@ async function agentsTrain(): Promise<Figure> {
   const run = async () => {
     const t0 = performance.now();
     const c0 = cpuMs();
-    const exp = await collectExperience(timed, scenarios, rng);
+    const exp = await collectExperience(timed, scenarios, rng, recipe.closedLoop);
+    // RTR's imitation rows: the labelled rows join the set the minibatches draw from (rlIteration's order).
+    if (ilSet && exp.labelled.count > 0)
+      ilSet.add(exp.labelled.obs, exp.labelled.action, exp.labelled.count, rng);
     const t1 = performance.now();
     const c1 = cpuMs();
-    await ppoUpdate(model, exp, rng, [0, 1], DEFAULT_PPO);
+    await ppoUpdate(model, exp, rng, recipe.coef, recipe.ppo, ilSet);
     return {
       collect: t1 - t0,
       update: performance.now() - t1,
@@ -203,12 +254,13 @@ async function agentsTrain(): Promise<Figure> {
   const total = collect + update;
   const it = AGENTS_BENCH.trainIterations;
   return {
-    name: 'agents_train',
+    name: recipe.name,
     agent_steps_per_s: Math.round(samples / (total / 1000)),
     samples_per_iteration: Math.round(samples / it),
     iterations: it,
-    epochs: DEFAULT_PPO.epochs,
-    minibatch: DEFAULT_PPO.minibatch,
+    epochs: recipe.ppo.epochs,
+    minibatch: recipe.ppo.minibatch,
+    imitation_rows_per_minibatch: recipe.ilSetSize > 0 ? recipe.ppo.demoRows : 0,
     ms_per_iteration: ms(total / it),
     rollout_ms_per_iteration: ms(collect / it),
     rollout_inference_ms_per_iteration: ms(inferMs / it),
@@ -243,9 +295,10 @@ export const benchmarks: Benchmark[] = [
     },
   },
   {
-    names: ['agents_train'],
+    names: ['agents_train', 'agents_train_shipped_recipe'],
     async run(emit) {
-      emit(await agentsTrain());
+      emit(await agentsTrain(DEFAULT_RECIPE));
+      emit(await agentsTrain(shippedRecipe()));
     },
   },
 ];
