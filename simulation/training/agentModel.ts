@@ -37,6 +37,11 @@ export interface AgentModelConfig {
    * that work (or a neighbour) needs.
    */
   spin: boolean;
+  /**
+   * Build EMA-PG's KL-to-anchor term into the training graph (train-agents --pg ema). Off, the graph has
+   * no anchor inputs and a step given an anchor is refused; the loss and gradients are those of a zero anchor.
+   */
+  anchorTerm: boolean;
 }
 
 export const DEFAULT_AGENT_MODEL: AgentModelConfig = {
@@ -48,6 +53,7 @@ export const DEFAULT_AGENT_MODEL: AgentModelConfig = {
   clipGradNorm: 1,
   threads: 2,
   spin: false,
+  anchorTerm: false,
 };
 
 /** One minibatch of the training graph (see lossGraph): rows of obs with their labels and weights. */
@@ -87,7 +93,7 @@ export class AgentModel {
     if (bins.residual && observationVersion(cfg.observation) !== 2)
       throw new Error('residual bins need observation version 2 (pure pursuit and IDM acceleration)');
     const net = createPolicyNet([bins.accel.length, bins.curvature.length], cfg.observation, cfg.net);
-    const lg = lossGraph(net, cfg.ppoLoss);
+    const lg = lossGraph(net, cfg.ppoLoss, { anchorTerm: cfg.anchorTerm });
     const optimizer = nn.adamW({ weightDecay: 1e-5 });
     const trainer = await nn.Trainer.create(lg.graph, {
       loss: lg.loss,
@@ -111,8 +117,19 @@ export class AgentModel {
   async step(b: TrainBatch): Promise<Record<string, number>> {
     const n = b.action.length;
     const A = this.bins.count;
-    if (this.noAnchor.length < n * A) this.noAnchor = new Float32Array(n * A);
-    const ap = b.anchor ? b.anchor.p.subarray(0, n * A) : this.noAnchor.subarray(0, n * A);
+    if (b.anchor && !this.cfg.anchorTerm)
+      throw new Error(
+        'agent model: an anchor was given, but the training graph has no anchor term (set anchorTerm)',
+      );
+    let anchorFeeds = {};
+    if (this.cfg.anchorTerm) {
+      if (this.noAnchor.length < n * A) this.noAnchor = new Float32Array(n * A);
+      const ap = b.anchor ? b.anchor.p.subarray(0, n * A) : this.noAnchor.subarray(0, n * A);
+      anchorFeeds = {
+        anchor_p: { data: ap, dims: [n, A] },
+        kl_coef: Float32Array.of(b.anchor?.klCoef ?? 0),
+      };
+    }
     const res = await this.trainer.step({
       obs: { data: b.obs.subarray(0, n * this.obsSize), dims: [n, this.obsSize] },
       action: { data: b.action, dims: [n] },
@@ -122,8 +139,7 @@ export class AgentModel {
       advantage: { data: b.advantage, dims: [n] },
       return: { data: b.return, dims: [n] },
       coef: Float32Array.from(b.coef),
-      anchor_p: { data: ap, dims: [n, A] },
-      kl_coef: Float32Array.of(b.anchor?.klCoef ?? 0),
+      ...anchorFeeds,
     });
     const out: Record<string, number> = { loss: res.loss };
     for (const [k, v] of Object.entries(res.outputs)) out[k] = Number(v.data[0]);

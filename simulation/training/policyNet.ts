@@ -210,8 +210,14 @@ export const DEFAULT_PPO_LOSS: PpoLossConfig = {
  * [0, 1], RTR [1, λ]. EMA-PG adds coef[1] · kl_coef · KL(anchor ‖ policy) with both distributions
  * restricted to the anchor's top-k actions and renormalised there (anchor_p: the anchor's renormalised
  * top-k probabilities, 0 elsewhere; all zero without an anchor, which makes the term 0).
+ * `anchorTerm` false leaves the KL term and its inputs out: the same loss and gradients when no anchor is
+ * fed, without a dozen passes over [batch, actions] in every step.
  */
-export function lossGraph(net: PolicyNet, ppo: PpoLossConfig = DEFAULT_PPO_LOSS): LossGraph {
+export function lossGraph(
+  net: PolicyNet,
+  ppo: PpoLossConfig = DEFAULT_PPO_LOSS,
+  { anchorTerm = true }: { anchorTerm?: boolean } = {},
+): LossGraph {
   const g = new nn.Graph({ name: 'drivekit_agent_train' });
   const B = 'batch';
   const x = g.input('obs', [B, off(net)]);
@@ -222,8 +228,6 @@ export function lossGraph(net: PolicyNet, ppo: PpoLossConfig = DEFAULT_PPO_LOSS)
   const adv = g.input('advantage', [B]);
   const ret = g.input('return', [B]);
   const coef = g.input('coef', [2]);
-  const anchorP = g.input('anchor_p', [B, net.actions]);
-  const klCoef = g.input('kl_coef', [1]);
   const { logits, value } = net.apply(x);
   const logpIl = nn.logSoftmax(logits, -1);
   const pick = (lp: nn.Tensor) => nn.squeeze(nn.gatherElements(lp, nn.unsqueeze(action, -1), -1), -1);
@@ -240,6 +244,29 @@ export function lossGraph(net: PolicyNet, ppo: PpoLossConfig = DEFAULT_PPO_LOSS)
   const policyLoss = nn.neg(wMean(surrogate, rlW));
   const valueLoss = wMean(nn.mul(nn.sub(value, ret), nn.sub(value, ret)), rlW);
   const entropy = wMean(nn.neg(nn.reduceSum(nn.mul(nn.exp(logp), logp), 1)), rlW);
+  const ppoLoss = nn.sub(
+    nn.add(policyLoss, nn.mul(valueLoss, ppo.valueCoef)),
+    nn.mul(entropy, ppo.entropyCoef),
+  );
+  const terms: Record<string, nn.Tensor> = { ce, policy: policyLoss, value: valueLoss, entropy };
+  const rl = anchorTerm ? nn.add(ppoLoss, anchorKl(g, net, logp, rlW, wMean, terms)) : ppoLoss;
+  const c0 = nn.reduceSum(nn.slice(coef, [0], [1], [0]));
+  const c1 = nn.reduceSum(nn.slice(coef, [1], [2], [0]));
+  const loss = nn.add(nn.mul(ce, c0), nn.mul(rl, c1));
+  return { graph: g, loss, terms };
+}
+
+/** EMA-PG's kl_coef · KL(anchor ‖ policy) on the anchor's top-k (inputs anchor_p, kl_coef); adds terms.kl. */
+function anchorKl(
+  g: nn.Graph,
+  net: PolicyNet,
+  logp: nn.Tensor,
+  rlW: nn.Tensor,
+  wMean: (v: nn.Tensor, w: nn.Tensor) => nn.Tensor,
+  terms: Record<string, nn.Tensor>,
+): nn.Tensor {
+  const anchorP = g.input('anchor_p', ['batch', net.actions]);
+  const klCoef = g.input('kl_coef', [1]);
   // KL(p̃ ‖ q̃) = Σ_K p̃ (log p̃ − log q) + log Σ_K q; the mask K is p̃ > 0, and 1 − Σ p̃ (1 without an
   // anchor, 0 with one) keeps the last log finite and 0 on rows without an anchor.
   const tiny = 1e-30;
@@ -248,12 +275,6 @@ export function lossGraph(net: PolicyNet, ppo: PpoLossConfig = DEFAULT_PPO_LOSS)
   const massK = nn.reduceSum(nn.mul(nn.exp(logp), mask), 1);
   const noAnchor = nn.sub(1, nn.reduceSum(anchorP, 1));
   const kl = wMean(nn.add(cross, nn.log(nn.maximum(nn.add(massK, noAnchor), tiny))), rlW);
-  const rl = nn.add(
-    nn.sub(nn.add(policyLoss, nn.mul(valueLoss, ppo.valueCoef)), nn.mul(entropy, ppo.entropyCoef)),
-    nn.mul(kl, nn.reduceSum(klCoef)),
-  );
-  const c0 = nn.reduceSum(nn.slice(coef, [0], [1], [0]));
-  const c1 = nn.reduceSum(nn.slice(coef, [1], [2], [0]));
-  const loss = nn.add(nn.mul(ce, c0), nn.mul(rl, c1));
-  return { graph: g, loss, terms: { ce, policy: policyLoss, value: valueLoss, entropy, kl } };
+  terms.kl = kl;
+  return nn.mul(kl, nn.reduceSum(klCoef));
 }

@@ -175,7 +175,8 @@ export async function trainAgents(
 ): Promise<TrainAgentsResult> {
   const cfg = { ...DEFAULT_TRAIN_AGENTS, ...over };
   makeDirs(input.out);
-  const model = await AgentModel.create(cfg.model);
+  // The KL-to-anchor term only where EMA-PG feeds it.
+  const model = await AgentModel.create({ ...cfg.model, anchorTerm: cfg.pg === 'ema' });
   try {
     const rng = new Rng(cfg.seed);
     const ckpt = path.join(input.out, TRAIN_FILES.checkpoint);

@@ -28,7 +28,7 @@ describe('EMA-PG anchor', () => {
   });
 
   it('the KL term is 0 while the anchor equals the policy and grows once the policy moves away', async () => {
-    const model = await AgentModel.create(tinyModel);
+    const model = await AgentModel.create({ ...tinyModel, anchorTerm: true });
     try {
       const anchor = new EmaAnchor(model, { decay: 0.999, topK: 8, klCoef: 1 });
       const rng = new Rng(3);
@@ -64,6 +64,38 @@ describe('EMA-PG anchor', () => {
       expect((await model.step(b)).kl).toBe(0);
     } finally {
       await model.dispose();
+    }
+  }, 60_000);
+
+  it('a graph without the anchor term trains as a zero anchor does, and refuses an anchor', async () => {
+    const withTerm = await AgentModel.create({ ...tinyModel, anchorTerm: true });
+    const without = await AgentModel.create(tinyModel);
+    try {
+      const rng = new Rng(5);
+      const n = 16;
+      const b = emptyBatch(n, withTerm.obsSize);
+      for (let i = 0; i < b.obs.length; i++) b.obs[i] = rng.uniform() * 2 - 1;
+      for (let i = 0; i < n; i++) {
+        b.advantage[i] = rng.uniform() * 2 - 1;
+        b.action[i] = BigInt(rng.int(withTerm.bins.count));
+      }
+      b.rlWeight.fill(1);
+      b.coef = [0.5, 1];
+      for (let s = 0; s < 3; s++) {
+        const a = await withTerm.step(b);
+        const c = await without.step(b);
+        expect(c.loss).toBe(a.loss);
+        expect(c.kl).toBeUndefined();
+      }
+      const pa = withTerm.net.params.list();
+      const pc = without.net.params.list();
+      expect(pc.length).toBe(pa.length);
+      pa.forEach((p, i) => expect(Array.from(pc[i].data)).toEqual(Array.from(p.data)));
+      const anchor = { p: new Float32Array(n * without.bins.count), klCoef: 1 };
+      await expect(without.step({ ...b, anchor })).rejects.toThrow(/no anchor term/);
+    } finally {
+      await withTerm.dispose();
+      await without.dispose();
     }
   }, 60_000);
 
