@@ -19,7 +19,7 @@ export function parseTownSeeds(spec: string, flag: string): number[] {
 
 /**
  * Scenarios of a spec; every agent present at the current step is driven (the Sim Agents setting).
- * `onScenario` ticks as each one is loaded or generated (towns take a few seconds each).
+ * `onScenario` ticks as each one is loaded or generated (a long list of towns or real logs takes a while).
  */
 export function scenariosFromSpec(spec: string, flag: string, onScenario?: () => void): Scenario[] {
   const out: Scenario[] = [];
